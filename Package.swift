@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+// RulesKit: one source of truth for sign-up input validation and Firebase-style data-access rules.
+import PackageDescription
+
+let package = Package(
+    name: "RulesKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "RulesKit", targets: ["RulesKit"]),
+        .library(name: "Patterns", targets: ["Patterns"]),
+        .library(name: "FieldValidation", targets: ["FieldValidation"]),
+        .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
+        .library(name: "Availability", targets: ["Availability"]),
+        .executable(name: "validate", targets: ["validate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: - C libraries (each imported by exactly one Swift wrapper module)
+        .systemLibrary(
+            name: "CPCRE2", pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]),
+        .systemLibrary(
+            name: "CIDN2", pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]),
+
+        // MARK: - Library modules (dependencies point one way: down this list)
+        .target(name: "Patterns", dependencies: ["CPCRE2"]),
+        .target(name: "IDNA", dependencies: ["CIDN2"]),
+        .target(name: "Diagnostics"),
+        .target(name: "FieldValidation", dependencies: [
+            "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+        ]),
+        .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
+        .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "Patterns"]),
+        .target(name: "Availability", dependencies: [
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        ]),
+        .target(name: "SQLiteClaims", dependencies: [
+            "Availability", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "RulesKit", dependencies: [
+            "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+        ]),
+        .executableTarget(name: "validate", dependencies: [
+            "RulesKit", "BatchValidation", "SQLiteClaims",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // MARK: - Tests (one target per module)
+        .testTarget(name: "PatternsTests", dependencies: [
+            "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+    ]
+)

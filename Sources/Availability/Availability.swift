@@ -1,0 +1,1 @@
+// Availability: the debounced display-name availability checker and the ClaimStore protocol.

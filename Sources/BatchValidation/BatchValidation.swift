@@ -1,0 +1,1 @@
+// BatchValidation: streaming record readers and writers for the `validate` CLI.

@@ -1,0 +1,5 @@
+#ifndef CIDN2_SHIM_H
+#define CIDN2_SHIM_H
+#include <idn2.h>
+#include <stdlib.h>
+#endif

@@ -1,0 +1,1 @@
+// FieldValidation: rule packs (validation rules as data) and the email, password and display-name validators.

@@ -1,0 +1,1 @@
+// RulesKit: the public facade a server or client imports.

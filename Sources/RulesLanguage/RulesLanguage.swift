@@ -1,0 +1,1 @@
+// RulesLanguage: parse, check and evaluate Firebase-style security rules (Firestore and Storage).

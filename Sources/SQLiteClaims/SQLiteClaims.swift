@@ -1,0 +1,1 @@
+// SQLiteClaims: the embedded ClaimStore on SQLite through GRDB.
