@@ -55,9 +55,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
+        .target(name: "FuzzHarness", dependencies: ["Patterns"]),
+        .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
     ]
 )
