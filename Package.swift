@@ -59,5 +59,10 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "FieldValidationTests", dependencies: [
+            "FieldValidation", "Diagnostics", "Patterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
     ]
 )
