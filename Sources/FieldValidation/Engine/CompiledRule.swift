@@ -37,8 +37,10 @@ struct CompiledRule: Sendable {
         case let .mustNotMatch(pattern):
             do {
                 guard let range = try pattern.firstMatch(in: subject) else { return nil }
-                let bytes = Array(subject.utf8)[range]
-                parameters["match"] = String(decoding: bytes, as: UTF8.self)
+                // Never echo any part of a password.
+                if input.field != .password {
+                    parameters["match"] = String(decoding: Array(subject.utf8)[range], as: UTF8.self)
+                }
             } catch {
                 parameters["error"] = "\(error)"
             }
