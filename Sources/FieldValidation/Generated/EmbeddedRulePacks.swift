@@ -113,6 +113,351 @@ rules:
       invalid: ["adm1n", "admln", "ADMlN", "r00t", "supp0rt", "he1p", "adrnin"]
 
 """#,
+        "email.yaml": #"""
+# Email rules: a strict sign-up policy. Dot-atom local parts (RFC 5322 section 3.2.3, UTF-8 per
+# RFC 6531), no quoted strings, domain literals, comments or display names; RFC 5321 length
+# limits; IDNA 2008 + UTS 46 domains; no special-use domains; no unsafe Unicode.
+# Subjects (`on:`): address (raw), local-part (NFC), domain (raw), ascii-domain (lowercased
+# ASCII / xn-- form, absent when IDNA rejects the domain), ascii-address (local-part@ascii-domain).
+# Messages follow python email-validator. Codes EM1xx are stable; never reuse a retired one.
+pack: email
+field: email
+description: Strict sign-up email addresses.
+rules:
+  # MARK: whole address
+  - id: email.unsafe-characters
+    code: EM101
+    kind: swift
+    on: address
+    message: "The email address contains unsafe characters: {characters}."
+    description: >-
+      Controls, format characters (U+200B, bidi overrides), private use, unassigned code points
+      and non-characters, every space and line/paragraph separator, and a combining mark at the
+      start of either part. Invisible characters are named (SPACE, ZERO WIDTH SPACE, U+0000).
+    source: RFC 6532 section 3.1 / UTS 39; python email-validator check_unsafe_chars
+    examples:
+      valid: ["user@example.com", "üser@exämple.com"]
+      invalid: ["us\u200Ber@example.com", "user@exa\u202Emple.com", "user\n@example.com", "us er@example.com",
+                "user\u00A0@example.com", "user@example.com\u2028", "\u0301user@example.com", "user\u0000@example.com"]
+
+  - id: email.display-name
+    code: EM102
+    kind: must-not-match
+    on: address
+    pattern: '<[^<>]*@[^<>]*>'
+    message: "Only the email address is allowed, without a name or angle brackets."
+    description: Rejects RFC 5322 name-addr forms such as `Jane <jane@example.com>`.
+    source: Product rule (strict sign-up policy; RFC 5322 section 3.4 name-addr not accepted)
+    examples:
+      valid: ["jane@example.com"]
+      invalid: ["Jane <jane@example.com>", "<jane@example.com>"]
+
+  - id: email.quoted-local-part
+    code: EM103
+    kind: must-not-match
+    on: address
+    pattern: '"'
+    message: "Quoted email addresses are not allowed."
+    description: Rejects quoted-string local parts (RFC 5322 section 3.2.4), e.g. `"john doe"@example.com`.
+    source: Product rule (strict sign-up policy; RFC 5321 section 4.1.2 discourages quoted strings)
+    examples:
+      valid: ["john.doe@example.com"]
+      invalid: ['"john doe"@example.com', '"j@d"@example.com']
+
+  - id: email.comment
+    code: EM104
+    kind: must-not-match
+    on: address
+    pattern: '\([^()]*\)'
+    message: "Comments in parentheses are not allowed in an email address."
+    description: Rejects RFC 5322 comments (CFWS), e.g. `john(work)@example.com`.
+    source: Product rule (strict sign-up policy; RFC 5322 section 3.2.2 CFWS not accepted)
+    examples:
+      valid: ["john@example.com"]
+      invalid: ["john(work)@example.com", "john@(x)example.com"]
+
+  - id: email.domain-literal
+    code: EM105
+    kind: must-not-match
+    on: address
+    pattern: '@\['
+    message: "A bracketed IP address is not allowed after the @-sign."
+    description: Rejects domain literals (RFC 5321 section 4.1.3), e.g. `user@[192.0.2.1]`.
+    source: Product rule (strict sign-up policy; RFC 5321 section 4.1.3 address literals not accepted)
+    examples:
+      valid: ["user@example.com"]
+      invalid: ["user@[192.0.2.1]", "user@[IPv6:2001:db8::1]"]
+
+  - id: email.one-at-sign
+    code: EM106
+    kind: swift
+    on: address
+    unless: [email.display-name, email.quoted-local-part, email.comment]
+    message: "The email address is not valid. It must have exactly one @-sign."
+    description: Exactly one `@` separates the local part from the domain.
+    source: RFC 5322 section 3.4.1 (addr-spec)
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["example.com", "a@b@example.com", "", "@@"]
+
+  - id: email.max-length
+    code: EM107
+    kind: length
+    on: ascii-address
+    unit: utf8-octets
+    max: 254
+    message: "The email address is too long ({count} bytes too many)."
+    description: >-
+      At most 254 octets (the 256-octet path limit minus the angle brackets), measured on the NFC
+      local part, `@` and the ASCII form of the domain.
+    source: RFC 5321 section 4.5.3.1.3; RFC 3696 errata 1690
+    examples:
+      valid: ["a@example.com"]
+      invalid: []
+
+  # MARK: local part
+  - id: email.local-part-empty
+    code: EM110
+    kind: length
+    on: local-part
+    unit: utf8-octets
+    min: 1
+    message: "There must be something before the @-sign."
+    description: The local part is not empty.
+    source: RFC 5322 section 3.4.1
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["@example.com"]
+
+  - id: email.local-part-length
+    code: EM111
+    kind: length
+    on: local-part
+    unit: utf8-octets
+    max: 64
+    message: "The email address is too long before the @-sign ({count} bytes too many)."
+    description: At most 64 octets of UTF-8 (NFC form). Note python email-validator counts characters instead.
+    source: RFC 5321 section 4.5.3.1.1; RFC 6531 section 3.3
+    examples:
+      valid: ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@example.com"]
+      invalid: ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@example.com",
+                "éééééééééééééééééééééééééééééééée@example.com"]
+
+  - id: email.local-part-characters
+    code: EM112
+    kind: must-not-match
+    on: local-part
+    pattern: '[^A-Za-z0-9!#$%&''*+/=?^_`{|}~.\x{80}-\x{10FFFF}-]'
+    unless: [email.unsafe-characters, email.display-name, email.quoted-local-part, email.comment]
+    message: "The email address contains invalid characters before the @-sign: {characters}."
+    description: Only RFC 5322 atext, periods and (RFC 6531) non-ASCII characters.
+    source: RFC 5322 section 3.2.3 (atext, dot-atom); RFC 6531 section 3.3
+    examples:
+      valid: ["a!#$%&'*+/=?^_`{|}~-z@example.com", "ñandú@example.com"]
+      invalid: ["a,b@example.com", "a;b@example.com", "a[b]@example.com", "a\\b@example.com", "a:b@example.com"]
+
+  - id: email.local-part-leading-period
+    code: EM113
+    kind: must-not-match
+    on: local-part
+    pattern: '\A\.'
+    message: "An email address cannot start with a period."
+    description: A dot-atom does not start with a period.
+    source: RFC 5322 section 3.2.3 (dot-atom-text)
+    examples:
+      valid: ["a.b@example.com"]
+      invalid: [".ab@example.com"]
+
+  - id: email.local-part-trailing-period
+    code: EM114
+    kind: must-not-match
+    on: local-part
+    pattern: '\.\z'
+    message: "An email address cannot have a period immediately before the @-sign."
+    description: A dot-atom does not end with a period.
+    source: RFC 5322 section 3.2.3 (dot-atom-text)
+    examples:
+      valid: ["a.b@example.com"]
+      invalid: ["ab.@example.com"]
+
+  - id: email.local-part-consecutive-periods
+    code: EM115
+    kind: must-not-match
+    on: local-part
+    pattern: '\.\.'
+    message: "An email address cannot have two periods in a row."
+    description: A dot-atom has no empty atoms.
+    source: RFC 5322 section 3.2.3 (dot-atom-text)
+    examples:
+      valid: ["a.b.c@example.com"]
+      invalid: ["a..b@example.com"]
+
+  - id: email.ascii-only
+    code: EM116
+    kind: swift
+    on: local-part
+    message: "Internationalized characters before the @-sign are not supported: {characters}."
+    description: >-
+      Only with EmailValidator(asciiOnly: true): the local part must be ASCII (no SMTPUTF8).
+      Internationalized domains are still accepted through their ASCII form.
+    source: RFC 6531 (SMTPUTF8 is an extension a mail system may not support)
+    examples:
+      valid: ["user@example.com"]
+      invalid: []
+
+  # MARK: domain
+  - id: email.domain-empty
+    code: EM120
+    kind: length
+    on: domain
+    unit: utf8-octets
+    min: 1
+    message: "There must be something after the @-sign."
+    description: The domain is not empty.
+    source: RFC 5322 section 3.4.1
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["a@"]
+
+  - id: email.domain-characters
+    code: EM121
+    kind: must-not-match
+    on: domain
+    pattern: '[^A-Za-z0-9.\x{80}-\x{10FFFF}-]'
+    unless: [email.unsafe-characters, email.display-name, email.comment, email.domain-literal]
+    message: "The part after the @-sign contains invalid characters: {characters}."
+    description: ASCII letters, digits, hyphens and periods (LDH rule), or non-ASCII characters checked by IDNA.
+    source: RFC 1035 section 2.3.1; RFC 5321 section 4.1.2; RFC 5890
+    examples:
+      valid: ["a@sub-domain.example.com"]
+      invalid: ["a@exa_mple.com", "a@example.com!", "a@exa+mple.com"]
+
+  - id: email.domain-leading-period
+    code: EM122
+    kind: must-not-match
+    on: domain
+    pattern: '\A\.'
+    message: "An email address cannot have a period immediately after the @-sign."
+    description: The domain does not start with a period.
+    source: RFC 1035 section 2.3.1
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["a@.example.com"]
+
+  - id: email.domain-trailing-period
+    code: EM123
+    kind: must-not-match
+    on: domain
+    pattern: '\.\z'
+    message: "An email address cannot end with a period."
+    description: The domain does not end with a period (no fully qualified root dot).
+    source: RFC 5321 section 2.3.5
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["a@example.com."]
+
+  - id: email.domain-consecutive-periods
+    code: EM124
+    kind: must-not-match
+    on: domain
+    pattern: '\.\.'
+    message: "An email address cannot have two periods in a row."
+    description: No empty labels.
+    source: RFC 1035 section 2.3.1
+    examples:
+      valid: ["a@a.b.example.com"]
+      invalid: ["a@example..com"]
+
+  - id: email.domain-hyphen
+    code: EM125
+    kind: must-not-match
+    on: domain
+    pattern: '(?:\A|\.)-|-(?:\.|\z)'
+    message: "A part of the domain after the @-sign cannot start or end with a hyphen."
+    description: Labels do not start or end with a hyphen (LDH rule).
+    source: RFC 1035 section 2.3.1; RFC 5891 section 4.2.3.1
+    examples:
+      valid: ["a@my-example.com"]
+      invalid: ["a@-example.com", "a@example-.com", "a@example.com-"]
+
+  - id: email.idna
+    code: EM126
+    kind: swift
+    on: domain
+    unless: [email.unsafe-characters, email.domain-characters, email.domain-leading-period,
+             email.domain-trailing-period, email.domain-consecutive-periods, email.domain-hyphen]
+    message: "The part after the @-sign is not a valid internationalized domain name ({reason})."
+    description: >-
+      Non-ASCII domains are mapped with UTS 46 (non-transitional) and checked under IDNA 2008 by
+      libidn2; `xn--` labels must decode and encode back to the same label.
+    source: RFC 5890-5893 (IDNA 2008); UTS 46 section 4
+    examples:
+      valid: ["a@bücher.example", "a@xn--bcher-kva.example", "a@Straße.de"]
+      invalid: ["a@xn--zz.com", "a@\u2665\uFE0F.com", "a@xn--a.com"]
+
+  - id: email.domain-needs-period
+    code: EM127
+    kind: must-not-match
+    on: domain
+    pattern: '\A[^.]+\z'
+    message: "The part after the @-sign is not valid. It should have a period."
+    description: The domain has at least two labels (no dotless domains).
+    source: Product rule (ICANN SAC053 advises against dotless domains)
+    examples:
+      valid: ["a@example.com"]
+      invalid: ["a@localhost", "a@example"]
+
+  - id: email.domain-label-length
+    code: EM128
+    kind: must-not-match
+    on: ascii-domain
+    pattern: '[^.]{64}'
+    message: "Each part of the domain after the @-sign must be 63 characters or less."
+    description: Every label (in ASCII / xn-- form) is at most 63 octets.
+    source: RFC 1035 section 2.3.4; RFC 5321 section 4.5.3.1.2
+    examples:
+      valid: ["a@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com"]
+      invalid: ["a@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com"]
+
+  - id: email.domain-top-level
+    code: EM129
+    kind: must-match
+    on: ascii-domain
+    pattern: '(?s).*[A-Za-z]'
+    unless: [email.display-name, email.domain-literal, email.domain-characters, email.domain-needs-period,
+             email.domain-trailing-period]
+    message: "The part after the @-sign is not valid. It is not within a valid top-level domain."
+    description: The last label ends in a letter (so no numeric top-level domains such as IPv4 addresses).
+    source: RFC 3696 section 2; python email-validator
+    examples:
+      valid: ["a@example.com", "a@example.xn--p1ai"]
+      invalid: ["a@192.0.2.1", "a@example.c0m1"]
+
+  - id: email.domain-reserved-hyphens
+    code: EM130
+    kind: must-not-match
+    on: ascii-domain
+    pattern: '(?:\A|\.)(?!xn--)[^.]{2}--'
+    message: "An email address cannot have two letters followed by two dashes immediately after the @-sign or after a period, except Punycode."
+    description: Labels with `--` in positions 3 and 4 are reserved for IDNA (only `xn--` is allowed).
+    source: RFC 5891 section 4.2.3.1
+    examples:
+      valid: ["a@xn--bcher-kva.example", "a@ab-cd.com"]
+      invalid: ["a@ab--cd.com", "a@www.zz--top.com"]
+
+  - id: email.special-use-domain
+    code: EM131
+    kind: must-not-match
+    on: ascii-domain
+    pattern: '(?:\A|\.)(?:arpa|invalid|local|localhost|onion|test)\z'
+    message: "The part after the @-sign is a special-use or reserved name that cannot be used with email."
+    description: IANA special-use domain names and their subdomains.
+    source: RFC 6761 section 6; RFC 6762 (local); RFC 7686 (onion); RFC 3172 (arpa)
+    examples:
+      valid: ["a@example.com", "a@testing.com"]
+      invalid: ["a@host.test", "a@printer.local", "a@x.onion", "a@in-addr.arpa", "a@foo.invalid", "a@my.localhost"]
+
+"""#,
         "lists/common-passwords.txt": #"""
 # Common passwords: the `passwords` frequency list of the Python package zxcvbn 4.5.0
 # (MIT License; Copyright (c) 2016 Daniel Wolf, port of Dropbox's zxcvbn by Dan Wheeler),

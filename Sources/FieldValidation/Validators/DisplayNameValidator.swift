@@ -86,7 +86,7 @@ public struct DisplayNameValidator: Sendable {
         var violations: [Violation] = []
         var violatedIndices: [Int] = []
         for (index, rule) in rules.rules.enumerated() where !scanner.covered[index] {
-            if let other = rule.unless, violatedIndices.contains(other) { continue }
+            if rule.unless.contains(where: violatedIndices.contains) { continue }
             let violation: Violation?
             switch rule.check {
             case let .list(list):
