@@ -207,9 +207,11 @@ struct CompiledRuleSet: Sendable {
                 var span = location.span(of: "pattern")
                 if case let .compile(pcre, offset) = error {
                     // Point at the offset when the pattern is written plainly on one line.
-                    if location.file.text.utf8.count >= span.start + offset + 1,
-                       patternIsVerbatim(source, in: location.file, at: span) {
-                        span = SourceSpan(start: span.start + offset, end: span.start + offset + 1)
+                    // (A quoted scalar's span starts at its opening quote.)
+                    for start in [span.start, span.start + 1]
+                    where patternIsVerbatim(source, in: location.file, at: SourceSpan(start: start, end: start)) {
+                        span = SourceSpan(start: start + offset, end: start + offset + 1)
+                        break
                     }
                     sink.error("RP2004", "pattern of `\(rule.id)` does not compile at offset \(offset): \(pcre)",
                                file: location.file, span: span)
