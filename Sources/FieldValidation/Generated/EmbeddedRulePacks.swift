@@ -380,12 +380,27 @@ rules:
       valid: ["a@my-example.com"]
       invalid: ["a@-example.com", "a@example-.com", "a@example.com-"]
 
+  - id: email.domain-reserved-hyphens
+    code: EM130
+    kind: must-not-match
+    on: domain
+    pattern: '(?:\A|\.)(?![Xx][Nn]--)[^.]{2}--'
+    message: "An email address cannot have two letters followed by two dashes immediately after the @-sign or after a period, except Punycode."
+    description: >-
+      Labels with `--` in positions 3 and 4 (counted in characters, so Unicode labels too) are
+      reserved for IDNA; only `xn--` is allowed.
+    source: RFC 5891 section 4.2.3.1
+    examples:
+      valid: ["a@xn--bcher-kva.example", "a@ab-cd.com"]
+      invalid: ["a@ab--cd.com", "a@www.zz--top.com", "a@üb--x.com"]
+
   - id: email.idna
     code: EM126
     kind: swift
     on: domain
     unless: [email.unsafe-characters, email.domain-characters, email.domain-leading-period,
-             email.domain-trailing-period, email.domain-consecutive-periods, email.domain-hyphen]
+             email.domain-trailing-period, email.domain-consecutive-periods, email.domain-hyphen,
+             email.domain-reserved-hyphens]
     message: "The part after the @-sign is not a valid internationalized domain name ({reason})."
     description: >-
       Non-ASCII domains are mapped with UTS 46 (non-transitional) and checked under IDNA 2008 by
@@ -400,6 +415,7 @@ rules:
     kind: must-not-match
     on: domain
     pattern: '\A[^.]+\z'
+    unless: [email.display-name, email.comment, email.domain-literal]
     message: "The part after the @-sign is not valid. It should have a period."
     description: The domain has at least two labels (no dotless domains).
     source: Product rule (ICANN SAC053 advises against dotless domains)
@@ -424,26 +440,14 @@ rules:
     kind: must-match
     on: ascii-domain
     pattern: '(?s).*[A-Za-z]'
-    unless: [email.display-name, email.domain-literal, email.domain-characters, email.domain-needs-period,
-             email.domain-trailing-period]
+    unless: [email.unsafe-characters, email.display-name, email.domain-literal, email.domain-characters,
+             email.domain-needs-period, email.domain-trailing-period]
     message: "The part after the @-sign is not valid. It is not within a valid top-level domain."
     description: The last label ends in a letter (so no numeric top-level domains such as IPv4 addresses).
     source: RFC 3696 section 2; python email-validator
     examples:
       valid: ["a@example.com", "a@example.xn--p1ai"]
       invalid: ["a@192.0.2.1", "a@example.c0m1"]
-
-  - id: email.domain-reserved-hyphens
-    code: EM130
-    kind: must-not-match
-    on: ascii-domain
-    pattern: '(?:\A|\.)(?!xn--)[^.]{2}--'
-    message: "An email address cannot have two letters followed by two dashes immediately after the @-sign or after a period, except Punycode."
-    description: Labels with `--` in positions 3 and 4 are reserved for IDNA (only `xn--` is allowed).
-    source: RFC 5891 section 4.2.3.1
-    examples:
-      valid: ["a@xn--bcher-kva.example", "a@ab-cd.com"]
-      invalid: ["a@ab--cd.com", "a@www.zz--top.com"]
 
   - id: email.special-use-domain
     code: EM131
