@@ -413,11 +413,13 @@ rules:
   - id: email.domain-needs-period
     code: EM127
     kind: must-not-match
-    on: domain
+    on: ascii-domain
     pattern: '\A[^.]+\z'
     unless: [email.display-name, email.comment, email.domain-literal]
     message: "The part after the @-sign is not valid. It should have a period."
-    description: The domain has at least two labels (no dotless domains).
+    description: >-
+      The domain has at least two labels (no dotless domains). Checked on the ASCII form, so
+      UTS 46 dot variants such as U+3002 IDEOGRAPHIC FULL STOP count as periods.
     source: Product rule (ICANN SAC053 advises against dotless domains)
     examples:
       valid: ["a@example.com"]
