@@ -64,5 +64,10 @@ let package = Package(
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "FieldValidationTests", dependencies: [
+            "FieldValidation", "Diagnostics", "Patterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
     ]
 )
