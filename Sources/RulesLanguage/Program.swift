@@ -170,3 +170,23 @@ public struct Program: Sendable {
         }
     }
 }
+
+extension RulesCompiler {
+    /// Checks a standalone expression (unknown names, arity, methods, types, regex literals).
+    ///
+    /// - Parameters:
+    ///   - expression: a parsed expression.
+    ///   - service: decides whether `get()`/`exists()` or `firestore.get()` are available.
+    ///   - variables: names in scope besides `request` and `resource`.
+    /// - Returns: check diagnostics (`RL2xxx`).
+    public static func checkExpression(
+        _ expression: Expr, service: ServiceKind = .firestore, variables: Set<String> = [],
+        regexEngine: any RegexEngine = UnavailableRegexEngine()
+    ) -> [Diagnostic] {
+        let file = RulesFile(version: "2", services: [ServiceDecl(kind: service, name: service.rawValue, span: SourceSpan(start: 0, end: 0))])
+        var checker = Checker(file: file, limits: .default, regexEngine: regexEngine, reportMissingService: false)
+        checker.service = service
+        checker.checkExpr(expression, scope: [:], variables: variables)
+        return checker.diagnostics
+    }
+}
