@@ -291,7 +291,10 @@ struct Parser {
                 }
                 guard !name.isEmpty, let first = name.utf8.first, Lexer.isIdentifierStart(first),
                       lexer.byte(at: lexer.position) == UInt8(ascii: "}") else {
-                    throw fail("RL1015", "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: lexer.position + 1),
+                    var end = lexer.position
+                    while let c = lexer.byte(at: end), c != UInt8(ascii: "}"), c != UInt8(ascii: "/"), !Lexer.isSpace(c) { end += 1 }
+                    if lexer.byte(at: end) == UInt8(ascii: "}") { end += 1 }
+                    throw fail("RL1015", "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: end),
                                help: "write `{name}` for one segment or `{name=**}` for many")
                 }
                 lexer.position += 1

@@ -35,9 +35,12 @@ public enum RulesCompiler {
         let parsed = RulesParser.parse(source, limits: limits)
         var diagnostics = parsed.diagnostics
         let parseFailed = diagnostics.contains { $0.severity == .error }
-        var checker = Checker(file: parsed.file, limits: limits, regexEngine: regexEngine, reportMissingService: !parseFailed)
-        checker.check()
-        diagnostics += checker.diagnostics
+        // Checking a partial tree would report names from dropped statements; check clean trees only.
+        if !parseFailed {
+            var checker = Checker(file: parsed.file, limits: limits, regexEngine: regexEngine, reportMissingService: true)
+            checker.check()
+            diagnostics += checker.diagnostics
+        }
         diagnostics.sort { ($0.span?.start ?? -1, $0.code) < ($1.span?.start ?? -1, $1.code) }
         if diagnostics.count > diagnosticCap {
             let dropped = diagnostics.count - diagnosticCap
