@@ -582,7 +582,7 @@ struct Parser {
                 }
                 segments.append(.placeholder(lexer.text(nameStart, lexer.position)))
                 lexer.position += 1
-            } else if let literal = lexer.scanLiteralSegment(allowParentheses: true) {
+            } else if let literal = lexer.scanLiteralSegment(allowParentheses: true, stopAtColon: true) {
                 segments.append(.literal(literal))
             } else {
                 throw fail("RL1019", "expected a path segment after `/`", SourceSpan(start: segmentStart - 1, end: segmentStart),
@@ -590,7 +590,7 @@ struct Parser {
             }
             guard lexer.byte(at: lexer.position) == UInt8(ascii: "/"),
                   let next = lexer.byte(at: lexer.position + 1),
-                  Lexer.isSegmentByte(next) || next == UInt8(ascii: "$") || next == UInt8(ascii: "{") || next == UInt8(ascii: "(")
+                  (Lexer.isSegmentByte(next) && next != UInt8(ascii: ":")) || next == UInt8(ascii: "$") || next == UInt8(ascii: "{") || next == UInt8(ascii: "(")
             else { break }
         }
         let span = SourceSpan(start: start, end: lexer.position)
