@@ -285,7 +285,7 @@ final class Evaluator {
         switch name {
         case "request": return requestValue
         case "resource": return resourceValue
-        default: throw EvaluationError(code: "RL3006", message: "unknown variable `\(name)`", span: span)
+        default: throw EvaluationError(code: "RL3014", message: "unknown variable `\(name)`", span: span)
         }
     }
 
@@ -408,7 +408,7 @@ final class Evaluator {
     func callUser(_ function: CompiledFunction, _ arguments: [Expr], _ span: SourceSpan) throws(EvaluationError) -> Value {
         let declaration = function.declaration
         guard arguments.count == declaration.parameters.count else {
-            throw EvaluationError(code: "RL3006", message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
+            throw EvaluationError(code: "RL3017", message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
         }
         let args = try evalArguments(arguments)
         guard callDepth < program.limits.maxCallDepth else {
