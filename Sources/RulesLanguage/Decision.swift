@@ -131,3 +131,45 @@ public struct Decision: Sendable {
         return lines.joined(separator: "\n")
     }
 }
+
+// MARK: - JSON
+
+extension Decision {
+    /// The decision as one JSON object (for `--format json` outputs):
+    /// `{"allowed", "grantedBy", "candidates": [{…, "verdict", "blame"}], "debug", "requestError", "lookups"}`.
+    public func json(in source: SourceFile) -> String {
+        func location(_ span: SourceSpan) -> String {
+            let start = source.location(of: span.start)
+            return "\"line\": \(start.line), \"column\": \(start.column)"
+        }
+        func allowJSON(_ allow: AllowReference) -> String {
+            "\(location(allow.span)), \"methods\": [\(allow.methods.map { jsonString($0.rawValue) }.joined(separator: ", "))], "
+                + "\"match\": \(jsonString(allow.matchPattern))"
+        }
+        func errorJSON(_ error: EvaluationError) -> String {
+            var fields = "\"code\": \(jsonString(error.code)), \"message\": \(jsonString(error.message))"
+            if let span = error.span { fields += ", " + location(span) }
+            return "{\(fields)}"
+        }
+        var fields = ["\"allowed\": \(allowed)"]
+        fields.append("\"grantedBy\": " + (grantedBy.map { "{\(allowJSON($0))}" } ?? "null"))
+        let candidateItems = candidates.map { candidate -> String in
+            switch candidate.verdict {
+            case .granted: return "{\(allowJSON(candidate.allow)), \"verdict\": \"granted\"}"
+            case .notEvaluated: return "{\(allowJSON(candidate.allow)), \"verdict\": \"notEvaluated\"}"
+            case .denied(let blame):
+                let values = blame.values.map { "{\"label\": \(jsonString($0.label)), \"value\": \(jsonString($0.value))}" }
+                var blameFields = "\(location(blame.span)), \"expression\": \(jsonString(blame.expression)), \"message\": \(jsonString(blame.message))"
+                if let error = blame.error { blameFields += ", \"error\": \(errorJSON(error))" }
+                blameFields += ", \"values\": [\(values.joined(separator: ", "))]"
+                return "{\(allowJSON(candidate.allow)), \"verdict\": \"denied\", \"blame\": {\(blameFields)}}"
+            }
+        }
+        fields.append("\"candidates\": [\(candidateItems.joined(separator: ", "))]")
+        let debugItems = debugOutput.map { "{\(location($0.span)), \"value\": \(jsonString($0.value.description))}" }
+        fields.append("\"debug\": [\(debugItems.joined(separator: ", "))]")
+        fields.append("\"requestError\": " + (requestError.map(errorJSON) ?? "null"))
+        fields.append("\"lookups\": \(lookupCount)")
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}

@@ -403,3 +403,17 @@ extension String {
         return String(decoding: bytes[span.start..<span.end], as: UTF8.self)
     }
 }
+
+@Suite struct DecisionJSONTests {
+    @Test func deniedDecisionAsJSON() throws {
+        let program = try #require(compileOrFail(firestoreRules("match /users/{userId} { allow update: if request.auth.uid == userId; }")))
+        let decision = program.evaluate(firestoreRequest("/users/alice", .update, uid: "bob"))
+        #expect(decision.json(in: program.source) == """
+        {"allowed": false, "grantedBy": null, "candidates": [{"line": 5, "column": 29, "methods": ["update"], \
+        "match": "/databases/{database}/documents/users/{userId}", "verdict": "denied", "blame": {"line": 5, "column": 46, \
+        "expression": "request.auth.uid == userId", "message": "`request.auth.uid == userId` is false", "values": \
+        [{"label": "request.auth.uid", "value": "'bob'"}, {"label": "userId", "value": "'alice'"}]}}], "debug": [], \
+        "requestError": null, "lookups": 0}
+        """)
+    }
+}
