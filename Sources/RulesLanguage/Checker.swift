@@ -53,7 +53,7 @@ struct Checker {
             let serviceScope = declare(decl.functions, in: globalScope)
             checkFunctions(decl.functions, scope: serviceScope, variables: [])
             for block in decl.matches {
-                checkMatch(block, scope: serviceScope, variables: [], depth: 1, topLevel: true, underFinalRecursive: false)
+                checkMatch(block, scope: serviceScope, variables: [], depth: 1, topLevel: true, underFinalRecursive: false, prefix: [])
             }
         }
         checkRecursion()
@@ -112,7 +112,12 @@ struct Checker {
         checkExpr(function.body, scope: scope, variables: locals)
     }
 
-    mutating func checkMatch(_ block: MatchBlock, scope parent: [String: Int], variables: Set<String>, depth: Int, topLevel: Bool, underFinalRecursive: Bool) {
+    mutating func checkMatch(
+        _ block: MatchBlock, scope parent: [String: Int], variables: Set<String>, depth: Int, topLevel: Bool,
+        underFinalRecursive: Bool, prefix: [PatternSegment]
+    ) {
+        let full = prefix + block.pattern
+        if !block.allows.isEmpty { checkDocumentPath(block, full) }
         if depth > limits.maxMatchDepth {
             report("RL2014", "`match` blocks nest \(depth) deep (limit \(limits.maxMatchDepth))", block.patternSpan)
         }
@@ -142,8 +147,20 @@ struct Checker {
         for allow in block.allows { checkAllow(allow, scope: scope, variables: names) }
         let endsRecursive = !file.isVersion2 && { if case .recursive = block.pattern.last { true } else { false } }()
         for child in block.matches {
-            checkMatch(child, scope: scope, variables: names, depth: depth + 1, topLevel: false, underFinalRecursive: endsRecursive || underFinalRecursive)
+            checkMatch(child, scope: scope, variables: names, depth: depth + 1, topLevel: false,
+                       underFinalRecursive: endsRecursive || underFinalRecursive, prefix: full)
         }
+    }
+
+    /// Firestore rules only apply to documents: a full pattern (without `=**`) that ends on a
+    /// collection, or on the documents root, never completely matches a request.
+    mutating func checkDocumentPath(_ block: MatchBlock, _ full: [PatternSegment]) {
+        guard service == .firestore, full.count >= 3, full[0] == .literal("databases"), full[2] == .literal("documents"),
+              !full.contains(where: { if case .recursive = $0 { true } else { false } }) else { return }
+        let relative = full.count - 3
+        guard relative == 0 || relative % 2 == 1 else { return }
+        report("RL2025", .warning, "unreachable: this pattern matches a \(relative == 0 ? "database root" : "collection"), not a document",
+               block.patternSpan, help: "rules apply to documents: add a `/{docId}` segment")
     }
 
     /// A top-level match whose leading literals cannot match the service's paths is unreachable.

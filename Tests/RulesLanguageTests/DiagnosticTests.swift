@@ -102,6 +102,9 @@ struct DiagnosticCase: CustomTestStringConvertible, Sendable {
         DiagnosticCase(name: "unreachable root", source: "service cloud.firestore { match 1️⃣/users/{id}2️⃣ { allow read; } }",
                        code: "RL2013", message: "unreachable: Firestore paths start with `/databases/{database}/documents`",
                        help: "nest this block inside `match /databases/{database}/documents`"),
+        DiagnosticCase(name: "collection, not document", source: "service cloud.firestore { match /databases/{d}/documents { match 1️⃣/users2️⃣ { allow read; } } }",
+                       code: "RL2025", message: "unreachable: this pattern matches a collection, not a document",
+                       help: "rules apply to documents: add a `/{docId}` segment"),
         DiagnosticCase(name: "get in storage", source: "service firebase.storage { match /b/{b}/o { allow read: if 1️⃣get(/databases/(default)/documents/a/b)2️⃣ != null; } }",
                        code: "RL2002", message: "`get()` is not available in Storage rules", help: "use `firestore.get(…)`"),
         DiagnosticCase(name: "too many parameters", source: "service cloud.firestore { function 1️⃣f2️⃣(a, b, c, d, e, f, g, h) { return true; } }",
@@ -185,12 +188,14 @@ struct DiagnosticCase: CustomTestStringConvertible, Sendable {
     @Test func renderedLikeACompiler() throws {
         let source = SourceFile(name: "firestore.rules", text: """
         service cloud.firestore {
-          match /databases/{database}/documents {
+          match /databases/{database}/documents/users/{userId} {
             allow read: if reqest.auth != null;
           }
         }
         """)
-        let diagnostic = try #require(RulesCompiler.compile(source).diagnostics.first)
+        let diagnostics = RulesCompiler.compile(source).diagnostics
+        #expect(diagnostics.count == 1)
+        let diagnostic = try #require(diagnostics.first)
         #expect(diagnostic.rendered(in: source) == """
         firestore.rules:3:20: error[RL2001]: unknown variable `reqest`
           |
