@@ -8,22 +8,31 @@ import Diagnostics
 public final class CoverageCollector {
     /// Outcome counts for one sub-expression.
     public struct Counts: Sendable, Hashable {
+        /// Times the expression was `true`.
         public var trueCount = 0
+        /// Times it was `false`.
         public var falseCount = 0
         /// Non-boolean values (e.g. `request.auth.uid` evaluating to a string).
         public var valueCount = 0
+        /// Times it raised an error.
         public var errorCount = 0
+        /// All evaluations.
         public var total: Int { trueCount + falseCount + valueCount + errorCount }
 
+        /// Zero counts.
         public init() {}
     }
 
     /// Verdict counts for one `allow`.
     public struct AllowCounts: Sendable, Hashable {
+        /// Requests this rule granted.
         public var granted = 0
+        /// Requests where it applied but did not grant.
         public var denied = 0
+        /// Requests where it applied but an earlier rule had already decided.
         public var notEvaluated = 0
 
+        /// Zero counts.
         public init() {}
     }
 

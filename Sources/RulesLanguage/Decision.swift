@@ -11,6 +11,7 @@ public struct AllowReference: Sendable, Hashable {
     /// The full pattern of the enclosing matches, e.g. `/databases/{database}/documents/users/{userId}`.
     public var matchPattern: String
 
+    /// Creates a reference.
     public init(span: SourceSpan, methods: [RuleMethod], matchPattern: String) {
         self.span = span
         self.methods = methods
@@ -33,15 +34,19 @@ public struct Blame: Sendable, Hashable {
 
     /// One labelled value involved in the blamed sub-expression.
     public struct Operand: Sendable, Hashable {
+        /// The operand's source text, e.g. `request.auth.uid`.
         public var label: String
+        /// Its value rendered like a rules literal, e.g. `'bob'`.
         public var value: String
 
+        /// Creates an operand.
         public init(label: String, value: String) {
             self.label = label
             self.value = value
         }
     }
 
+    /// Creates a blame.
     public init(span: SourceSpan, expression: String, message: String, error: EvaluationError?, values: [Operand]) {
         self.span = span
         self.expression = expression
@@ -63,9 +68,12 @@ public enum AllowVerdict: Sendable, Hashable {
 
 /// One `allow` that applied to the request's path and method.
 public struct Candidate: Sendable, Hashable {
+    /// The `allow` statement.
     public var allow: AllowReference
+    /// How it fared.
     public var verdict: AllowVerdict
 
+    /// Creates a candidate.
     public init(allow: AllowReference, verdict: AllowVerdict) {
         self.allow = allow
         self.verdict = verdict
@@ -74,9 +82,12 @@ public struct Candidate: Sendable, Hashable {
 
 /// A value passed to `debug()`, in evaluation order.
 public struct DebugEntry: Sendable, Hashable {
+    /// Where `debug()` was called.
     public var span: SourceSpan
+    /// What it was given (and returned).
     public var value: Value
 
+    /// Creates an entry.
     public init(span: SourceSpan, value: Value) {
         self.span = span
         self.value = value

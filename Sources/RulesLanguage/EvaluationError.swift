@@ -13,6 +13,7 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
     /// True for exceeded limits (call depth, lookups, evaluation steps): not absorbable.
     public var isLimit: Bool
 
+    /// Creates an error.
     public init(code: String, message: String, span: SourceSpan? = nil, isLimit: Bool = false) {
         self.code = code
         self.message = message
@@ -20,6 +21,7 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
         self.isLimit = isLimit
     }
 
+    /// `error[CODE]: message`.
     public var description: String { "error[\(code)]: \(message)" }
 
     // MARK: - Constructors for the stable codes

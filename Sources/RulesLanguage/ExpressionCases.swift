@@ -16,9 +16,12 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
 
     /// `file/section/line`.
     public var name: String
+    /// The rules expression under test.
     public var expression: String
+    /// What it must produce.
     public var expectation: Expectation
 
+    /// The case name.
     public var description: String { name }
 
     /// Creates a case.
@@ -101,7 +104,9 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
 
 /// A malformed conformance file.
 public struct ExpressionCaseError: Error, Sendable, CustomStringConvertible {
+    /// Which line is malformed and why.
     public var message: String
+    /// The message.
     public var description: String { message }
 }
 

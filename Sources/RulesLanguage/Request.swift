@@ -13,6 +13,7 @@ public struct Auth: Sendable, Hashable {
     /// `request.auth.token` claims; `sub` defaults to `uid` when absent.
     public var token: [String: Value]
 
+    /// Creates a signed-in user.
     public init(uid: String, token: [String: Value] = [:]) {
         self.uid = uid
         self.token = token
@@ -36,6 +37,7 @@ public struct RulesRequest: Sendable {
     public var service: ServiceKind
     /// The full path: `/databases/(default)/documents/users/alice` or `/b/bucket/o/a/b.png`.
     public var path: String
+    /// The granular method.
     public var method: RequestMethod
     /// nil for an unauthenticated request.
     public var auth: Auth?
@@ -52,6 +54,7 @@ public struct RulesRequest: Sendable {
     /// True for batched writes and transactions (20 lookups instead of 10).
     public var isBatched: Bool
 
+    /// Creates a request; unspecified fields mean "absent".
     public init(
         service: ServiceKind, path: String, method: RequestMethod, auth: Auth? = nil,
         resource: Value? = nil, requestResource: Value? = nil, time: Timestamp = Timestamp(seconds: 0),
@@ -92,13 +95,17 @@ public protocol DocumentLookup: Sendable {
 
 /// A lookup with no documents: every path is missing.
 public struct EmptyDatabase: DocumentLookup {
+    /// Creates a request; unspecified fields mean "absent".
     public init() {}
+    /// Always `.missing`.
     public func lookup(path: String, afterWrite: Bool) -> LookupResult { .missing }
 }
 
 /// An in-memory database: full document path → data.
 public struct InMemoryDatabase: DocumentLookup {
+    /// Full document path → data, before the request.
     public var documents: [String: [String: Value]]
+    /// Full document path → data after the batch; nil means unchanged.
     public var documentsAfter: [String: [String: Value]]?
 
     /// - Parameters:
@@ -109,6 +116,7 @@ public struct InMemoryDatabase: DocumentLookup {
         self.documentsAfter = documentsAfter
     }
 
+    /// Looks the path up in `documents` or `documentsAfter`.
     public func lookup(path: String, afterWrite: Bool) -> LookupResult {
         let source = afterWrite ? (documentsAfter ?? documents) : documents
         return source[path].map { .document($0) } ?? .missing
@@ -119,8 +127,10 @@ public struct InMemoryDatabase: DocumentLookup {
 public struct RegexError: Error, Sendable, Hashable {
     /// Stable code: `RL3020` unsupported/invalid pattern, `RL3021` match limit exceeded.
     public var code: String
+    /// What is wrong, for people.
     public var message: String
 
+    /// Creates a request; unspecified fields mean "absent".
     public init(code: String, message: String) {
         self.code = code
         self.message = message
@@ -142,10 +152,15 @@ public protocol RegexEngine: Sendable {
 
 /// A regex engine that rejects every call; the default when none is injected.
 public struct UnavailableRegexEngine: RegexEngine {
+    /// Creates a request; unspecified fields mean "absent".
     public init() {}
     static let error = RegexError(code: "RL3022", message: "no regular-expression engine is configured")
+    /// Always throws `RL3022`.
     public func matches(_ subject: String, pattern: String) throws(RegexError) -> Bool { throw Self.error }
+    /// Always throws `RL3022`.
     public func replace(_ subject: String, pattern: String, with replacement: String) throws(RegexError) -> String { throw Self.error }
+    /// Always throws `RL3022`.
     public func split(_ subject: String, pattern: String) throws(RegexError) -> [String] { throw Self.error }
+    /// Accepts every pattern (errors surface when matching).
     public func validate(pattern: String) -> RegexError? { nil }
 }

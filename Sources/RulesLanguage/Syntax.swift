@@ -144,10 +144,14 @@ public struct Expr: Sendable, Equatable {
 
 /// `let name = value;` inside a function.
 public struct LetBinding: Sendable, Equatable {
+    /// The declared name.
     public var name: String
+    /// The bound expression.
     public var value: Expr
+    /// Where the declaration is in the source.
     public var span: SourceSpan
 
+    /// Creates the node.
     public init(name: String, value: Expr, span: SourceSpan) {
         self.name = name
         self.value = value
@@ -161,15 +165,20 @@ public struct LetBinding: Sendable, Equatable {
 
 /// `function name(params) { let …; return expr; }`
 public struct FunctionDecl: Sendable, Equatable {
+    /// The declared name.
     public var name: String
+    /// Parameter names in order.
     public var parameters: [String]
+    /// `let` bindings, evaluated in order before `body`.
     public var lets: [LetBinding]
+    /// The `return` expression.
     public var body: Expr
     /// The whole declaration.
     public var span: SourceSpan
     /// Just the name, for diagnostics.
     public var nameSpan: SourceSpan
 
+    /// Creates the node.
     public init(name: String, parameters: [String], lets: [LetBinding], body: Expr, span: SourceSpan, nameSpan: SourceSpan) {
         self.name = name
         self.parameters = parameters
@@ -204,10 +213,14 @@ public enum RuleMethod: String, Sendable, Hashable, CaseIterable {
 
 /// `allow m1, m2: if condition;` (a missing condition always grants).
 public struct AllowRule: Sendable, Equatable {
+    /// The methods as written.
     public var methods: [RuleMethod]
+    /// The `if` condition; nil grants unconditionally.
     public var condition: Expr?
+    /// Where the declaration is in the source.
     public var span: SourceSpan
 
+    /// Creates the node.
     public init(methods: [RuleMethod], condition: Expr?, span: SourceSpan) {
         self.methods = methods
         self.condition = condition
@@ -239,14 +252,20 @@ public enum PatternSegment: Sendable, Hashable {
 
 /// `match /a/{b} { … }`
 public struct MatchBlock: Sendable, Equatable {
+    /// The path pattern, relative to the enclosing match.
     public var pattern: [PatternSegment]
+    /// Functions declared in this scope.
     public var functions: [FunctionDecl]
+    /// Nested `match` blocks.
     public var matches: [MatchBlock]
+    /// `allow` statements.
     public var allows: [AllowRule]
+    /// Where the declaration is in the source.
     public var span: SourceSpan
     /// Just the pattern, for diagnostics.
     public var patternSpan: SourceSpan
 
+    /// Creates the node.
     public init(pattern: [PatternSegment], functions: [FunctionDecl] = [], matches: [MatchBlock] = [], allows: [AllowRule] = [], span: SourceSpan, patternSpan: SourceSpan) {
         self.pattern = pattern
         self.functions = functions
@@ -280,13 +299,18 @@ public enum ServiceKind: String, Sendable, Hashable, CaseIterable {
 
 /// `service cloud.firestore { … }`
 public struct ServiceDecl: Sendable, Equatable {
+    /// Firestore or Storage.
     public var kind: ServiceKind
     /// The name as written (`cloud.storage` is accepted as an alias of `firebase.storage`).
     public var name: String
+    /// Functions declared in this scope.
     public var functions: [FunctionDecl]
+    /// Nested `match` blocks.
     public var matches: [MatchBlock]
+    /// Where the declaration is in the source.
     public var span: SourceSpan
 
+    /// Creates the node.
     public init(kind: ServiceKind, name: String, functions: [FunctionDecl] = [], matches: [MatchBlock] = [], span: SourceSpan) {
         self.kind = kind
         self.name = name
@@ -304,9 +328,12 @@ public struct ServiceDecl: Sendable, Equatable {
 public struct RulesFile: Sendable, Equatable {
     /// The `rules_version` string (`"1"` or `"2"`), nil when absent (the v1 engine).
     public var version: String?
+    /// Functions declared in this scope.
     public var functions: [FunctionDecl]
+    /// The `service` blocks (exactly one in a valid file).
     public var services: [ServiceDecl]
 
+    /// Creates the node.
     public init(version: String? = nil, functions: [FunctionDecl] = [], services: [ServiceDecl] = []) {
         self.version = version
         self.functions = functions

@@ -19,6 +19,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.nanos = Int32(n)
     }
 
+    /// Earlier first.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
 
     /// RFC 3339 in UTC, e.g. `2026-01-02T03:04:05.123Z`.
@@ -33,7 +34,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
 /// A signed span of time with nanosecond precision (`seconds` and `nanos` carry the same sign).
 public struct RulesDuration: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Whole seconds.
     public var seconds: Int64
+    /// Nanoseconds, with the sign of `seconds`.
     public var nanos: Int32
 
     /// Creates a duration, normalizing so `nanos` has the sign of the total.
@@ -48,8 +51,10 @@ public struct RulesDuration: Sendable, Hashable, Comparable, CustomStringConvert
         self.nanos = Int32(n)
     }
 
+    /// Shorter (more negative) first.
     public static func < (a: RulesDuration, b: RulesDuration) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
 
+    /// A readable rendering.
     public var description: String {
         nanos == 0 ? "\(seconds)s" : "\(seconds).\(String(format9(abs(Int(nanos)))))s"
     }
@@ -62,21 +67,27 @@ public struct RulesDuration: Sendable, Hashable, Comparable, CustomStringConvert
 
 /// A geographic point in degrees.
 public struct LatLng: Sendable, Hashable, CustomStringConvertible {
+    /// Degrees north, -90...90.
     public var latitude: Double
+    /// Degrees east, -180...180.
     public var longitude: Double
 
+    /// Creates a point (ranges are checked by `latlng.value`).
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
     }
 
+    /// A readable rendering.
     public var description: String { "latlng(\(latitude), \(longitude))" }
 }
 
 /// A path value: segments, plus variable bindings when it came from a `bind()` or a match.
 public struct PathValue: Sendable, Hashable, CustomStringConvertible {
+    /// The segments, without slashes.
     public var segments: [String]
 
+    /// Creates a path from segments.
     public init(segments: [String]) {
         self.segments = segments
     }
@@ -108,6 +119,7 @@ public struct MapDiff: Sendable, Hashable {
     /// The argument (`b`).
     public var before: [String: Value]
 
+    /// Creates a diff of `after` against `before`.
     public init(after: [String: Value], before: [String: Value]) {
         self.after = after
         self.before = before
@@ -186,6 +198,7 @@ extension Value: Equatable {
 }
 
 extension Value: Hashable {
+    /// Consistent with `==` (ints hash as the equal float).
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .int(let v): hasher.combine(Double(v))

@@ -52,6 +52,7 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
         return compiled
     }
 
+    /// The RE2 syntax check, then a PCRE2 compile; nil when the pattern is usable.
     public func validate(pattern: String) -> RegexError? {
         if let construct = RE2Syntax.unsupportedConstruct(in: pattern) {
             return RegexError(code: "RL3020", message: "\(construct) is not supported in RE2 syntax")
@@ -75,11 +76,13 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
         }
     }
 
+    /// Whole-string match under the match limits.
     public func matches(_ subject: String, pattern: String) throws(RegexError) -> Bool {
         let compiled = try self.pattern(pattern, wholeString: true)
         return try run { () throws(PatternError) in try compiled.matches(subject) }
     }
 
+    /// Replaces every match with `replacement` taken literally.
     public func replace(_ subject: String, pattern: String, with replacement: String) throws(RegexError) -> String {
         let compiled = try self.pattern(pattern, wholeString: false)
         let ranges = try run { () throws(PatternError) in try compiled.allMatches(in: subject) }
@@ -95,6 +98,7 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Splits on every match (Java/RE2J conventions, see the type's documentation).
     public func split(_ subject: String, pattern: String) throws(RegexError) -> [String] {
         let compiled = try self.pattern(pattern, wholeString: false)
         let ranges = try run { () throws(PatternError) in try compiled.allMatches(in: subject) }
