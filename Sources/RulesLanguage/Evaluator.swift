@@ -21,6 +21,10 @@ final class Evaluator {
     var explaining = false
     var debugOutput: [DebugEntry] = []
     var lookupCache: [String: LookupResult] = [:]
+    /// Pattern-segment comparisons made while matching the path (bounded: nested `=**`
+    /// wildcards could otherwise try exponentially many splits).
+    var matchSteps = 0
+    static let matchStepLimit = 100_000
 
     private var requestValueCache: Value?
     private var resourceValueCache: Value?
@@ -58,6 +62,11 @@ final class Evaluator {
         let segments = requestPath.segments
         var pending: [PendingCandidate] = []
         collect(program.roots, segments, from: 0, into: &pending)
+        if matchSteps > Evaluator.matchStepLimit {
+            decision.requestError = EvaluationError(
+                code: "RL3018", message: "matching the path against the rules took more than \(Evaluator.matchStepLimit) steps", isLimit: true)
+            return decision
+        }
 
         for candidate in pending {
             let reference = AllowReference(span: candidate.allow.span, methods: candidate.allow.methods, matchPattern: candidate.block.fullPattern)
@@ -128,6 +137,8 @@ final class Evaluator {
     /// Calls `onMatch(end)` for every way `pattern` matches `segments[start..<end]`, with the
     /// wildcards bound in `bindings` during the call.
     private func matchPattern(_ pattern: ArraySlice<PatternSegment>, _ segments: [String], _ start: Int, _ onMatch: (Int) -> Void) {
+        matchSteps += 1
+        guard matchSteps <= Evaluator.matchStepLimit else { return }
         guard let first = pattern.first else { return onMatch(start) }
         let rest = pattern.dropFirst()
         switch first {

@@ -23,3 +23,16 @@ import Testing
         #expect(denied.requestError?.code == "RL3010")
     }
 }
+
+@Suite struct PathMatchingLimitTests {
+    @Test func nestedRecursiveWildcardsAreBounded() throws {
+        let blocks = (0..<8).map { "match /{r\($0)=**} { " }.joined() + "allow read: if true;" + String(repeating: " }", count: 8)
+        let program = try #require(compileOrFail(firestoreRules(blocks)))
+        let longPath = "/" + (0..<60).map { "s\($0)" }.joined(separator: "/")
+        let decision = program.evaluate(firestoreRequest(longPath, .get))
+        #expect(!decision.allowed)
+        #expect(decision.requestError?.code == "RL3018")
+        // Short paths still match normally.
+        #expect(program.evaluate(firestoreRequest("/a/b", .get)).allowed)
+    }
+}
