@@ -119,19 +119,47 @@ final class Evaluator {
     private func collect(_ blocks: [CompiledBlock], _ segments: [String], from start: Int, into pending: inout [PendingCandidate]) {
         for block in blocks {
             let base = bindings.count
-            matchPattern(block.pattern[...], segments, start) { end in
-                if end == segments.count {
-                    for allow in block.allows where allow.methods.contains(where: { $0.covers(request.method) }) {
-                        pending.append(PendingCandidate(allow: allow, block: block, bindings: bindings))
-                    }
-                }
-                if !block.children.isEmpty {
-                    collect(block.children, segments, from: end, into: &pending)
-                }
+            if block.hasRecursiveSegment {
+                matchPattern(block.pattern[...], segments, start) { end in visit(block, segments, end, &pending) }
+            } else if let end = matchFixed(block.pattern, segments, start) {
+                // Fast path: without `=**` a pattern matches at most one way.
+                visit(block, segments, end, &pending)
             }
-            // INVARIANT: matchPattern pops every binding it pushes.
+            // INVARIANT: every binding pushed while matching this block is popped here.
             if bindings.count > base { bindings.removeSubrange(base...) }
         }
+    }
+
+    /// Records the block's applicable `allow`s on a complete match, then tries its children.
+    private func visit(_ block: CompiledBlock, _ segments: [String], _ end: Int, _ pending: inout [PendingCandidate]) {
+        if end == segments.count {
+            for allow in block.allows where allow.methods.contains(where: { $0.covers(request.method) }) {
+                pending.append(PendingCandidate(allow: allow, block: block, bindings: bindings))
+            }
+        }
+        if !block.children.isEmpty {
+            collect(block.children, segments, from: end, into: &pending)
+        }
+    }
+
+    /// Matches a pattern without `=**` at `start`, pushing its bindings; returns the end index.
+    private func matchFixed(_ pattern: [PatternSegment], _ segments: [String], _ start: Int) -> Int? {
+        matchSteps += 1
+        let end = start + pattern.count
+        guard end <= segments.count, matchSteps <= Evaluator.matchStepLimit else { return nil }
+        var index = start
+        for segment in pattern {
+            switch segment {
+            case .literal(let text):
+                guard segments[index] == text else { return nil }
+            case .single(let name):
+                bindings.append((name, .string(segments[index])))
+            case .recursive:
+                return nil
+            }
+            index += 1
+        }
+        return end
     }
 
     /// Calls `onMatch(end)` for every way `pattern` matches `segments[start..<end]`, with the

@@ -72,6 +72,8 @@ final class CompiledBlock: Sendable {
     let scope: Int
     /// The full pattern from the service root.
     let fullPattern: String
+    /// True when the pattern has a `{name=**}` segment (matching may then split several ways).
+    let hasRecursiveSegment: Bool
 
     init(pattern: [PatternSegment], allows: [AllowRule], children: [CompiledBlock], scope: Int, fullPattern: String) {
         self.pattern = pattern
@@ -79,6 +81,7 @@ final class CompiledBlock: Sendable {
         self.children = children
         self.scope = scope
         self.fullPattern = fullPattern
+        self.hasRecursiveSegment = pattern.contains { if case .recursive = $0 { true } else { false } }
     }
 }
 
