@@ -250,6 +250,13 @@ final class Evaluator {
                 steps += 1
                 return try requestField(name, expr.span)
             }
+            // `request.auth.uid`, the most common idiom, without materializing `request.auth`.
+            if coverage == nil, name == "uid", case .member(let inner, "auth") = base.kind,
+               case .identifier("request") = inner.kind, !isBound("request") {
+                steps += 2
+                guard let auth = request.auth else { throw .nullValue("cannot read `uid` of null", expr.span) }
+                return .string(auth.uid)
+            }
             let value = try eval(base)
             if case .path(let p) = value { return try pathField(p, name, expr.span) }
             return try Builtins.member(value, name, expr.span)
@@ -274,6 +281,12 @@ final class Evaluator {
         case .binary(.or, let lhs, let rhs):
             return try logical(lhs, rhs, decisive: true)
         case .binary(let op, let lhs, let rhs):
+            // `request.auth == null` / `!= null` without materializing `request.auth`.
+            if coverage == nil, op == .equal || op == .notEqual, case .null = rhs.kind, case .member(let base, "auth") = lhs.kind,
+               case .identifier("request") = base.kind, !isBound("request") {
+                steps += 3
+                return .bool((request.auth == nil) == (op == .equal))
+            }
             let a = try eval(lhs)
             let b = try eval(rhs)
             return try Builtins.binary(op, a, b, expr.span)

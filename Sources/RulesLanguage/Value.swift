@@ -94,18 +94,8 @@ public struct PathValue: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `/a/b/c` or `a/b/c` (empty segments are dropped).
     public init(_ text: String) {
-        // Split the UTF-8 bytes: much cheaper than splitting Characters, same result for `/`.
-        var segments: [String] = []
-        var current: [UInt8] = []
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "/") {
-                if !current.isEmpty { segments.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
-            } else {
-                current.append(byte)
-            }
-        }
-        if !current.isEmpty { segments.append(String(decoding: current, as: UTF8.self)) }
-        self.segments = segments
+        // Split the UTF-8 view: much cheaper than splitting Characters, same result for `/`.
+        self.segments = text.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
     }
 
     /// `/a/b/c`

@@ -417,3 +417,28 @@ extension String {
         """)
     }
 }
+
+/// The evaluator's shortcuts for `request.x`, `request.auth.uid` and `request.auth != null` are
+/// off while collecting coverage; both ways must decide and explain identically.
+@Suite struct FastPathEquivalenceTests {
+    @Test(arguments: [
+        "request.auth != null", "request.auth == null", "request.auth.uid == id", "request.auth.uid != null",
+        "request.method == 'get'", "request.resource.data.x == 1", "request.query.limit < 5", "request.nope == 1",
+        "request.auth.token.sub == request.auth.uid", "request.time > timestamp.value(0)",
+    ])
+    func shortcutsMatchTheGeneralPath(condition: String) throws {
+        let program = try #require(compileOrFail(firestoreRules("match /a/{id} { allow read, write: if \(condition); }")))
+        let shadowed = try #require(compileOrFail(firestoreRules("match /{request}/{id} { allow read, write: if \(condition); }")))
+        for uid in [nil, "b", "c"] as [String?] {
+            for method in [RequestMethod.get, .create] {
+                let request = firestoreRequest("/a/b", method, uid: uid, requestResource: method == .create ? ["x": .int(1)] : nil)
+                for rules in [program, shadowed] {
+                    let fast = rules.evaluate(request)
+                    let general = rules.evaluate(request, coverage: CoverageCollector(program: rules))
+                    #expect(fast.allowed == general.allowed, "\(condition) uid=\(uid ?? "nil") \(method)")
+                    #expect(fast.candidates == general.candidates, "\(condition) uid=\(uid ?? "nil") \(method)")
+                }
+            }
+        }
+    }
+}
