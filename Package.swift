@@ -50,6 +50,7 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "BatchValidation", "SQLiteClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -69,5 +70,9 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        .testTarget(name: "RulesLanguageTests", dependencies: [
+            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
     ]
 )
