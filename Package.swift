@@ -47,6 +47,9 @@ let package = Package(
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "RulesTesting", dependencies: [
+            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+        ]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
@@ -59,5 +62,6 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "RulesTestingTests", dependencies: ["RulesTesting"]),
     ]
 )
