@@ -53,6 +53,7 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "BatchValidation", "SQLiteClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -62,6 +63,10 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "RulesLanguageTests", dependencies: [
+            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: ["RulesTesting"]),
     ]
 )
