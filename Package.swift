@@ -67,6 +67,6 @@ let package = Package(
             "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
-        .testTarget(name: "RulesTestingTests", dependencies: ["RulesTesting"]),
+        .testTarget(name: "RulesTestingTests", dependencies: ["RulesTesting", "RulesLanguage", "Diagnostics"]),
     ]
 )

@@ -1,3 +1,5 @@
+import RulesLanguage
+
 /// Which Firebase product a case file's rules guard.
 public enum CaseService: String, Sendable, CaseIterable {
     case firestore, storage
@@ -39,7 +41,7 @@ public struct RulesTestCase: Sendable, Equatable {
     /// Full request path (`/databases/(default)/documents/users/alice`, `/b/bucket/o/a/b.png`).
     public var path: String
     /// The granular method: `get`, `list`, `create`, `update` or `delete`.
-    public var method: String
+    public var method: RequestMethod
     /// nil for a signed-out request.
     public var auth: CaseAuth?
     /// The existing document data / object metadata; `.null` when it does not exist; nil when the
@@ -58,11 +60,8 @@ public struct RulesTestCase: Sendable, Equatable {
     /// The expected decision.
     public var expect: Expectation
 
-    /// The methods a case may use (`read` and `write` are grant-side umbrellas only).
-    public static let methods = ["get", "list", "create", "update", "delete"]
-
     /// Creates a case.
-    public init(name: String, path: String, method: String, auth: CaseAuth? = nil, resource: CaseValue? = nil,
+    public init(name: String, path: String, method: RequestMethod, auth: CaseAuth? = nil, resource: CaseValue? = nil,
                 requestResource: CaseValue? = nil, existing: [String: CaseValue] = [:],
                 existingAfter: [String: CaseValue]? = nil, query: CaseValue? = nil,
                 time: CaseTimestamp = .defaultRequestTime, expect: Expectation) {

@@ -1,4 +1,5 @@
 import Foundation
+import RulesLanguage
 
 /// Turns a case file's text into a ``RulesCaseFile``: picks the reader by extension, checks every
 /// key the format defines (unknown keys are ignored) and decodes `__type__` wrappers.
@@ -112,8 +113,9 @@ struct CaseDecoder {
             throw fail("`path` must be a string starting with `/`")
         }
         try checkPath(path)
-        guard case .string(let method)? = tree["method"], RulesTestCase.methods.contains(method) else {
-            throw fail("`method` must be one of \(RulesTestCase.methods.joined(separator: ", ")) (`read` and `write` are not request methods)")
+        guard case .string(let methodName)? = tree["method"], let method = RequestMethod(rawValue: methodName) else {
+            let methods = RequestMethod.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail("`method` must be one of \(methods) (`read` and `write` are not request methods)")
         }
         guard case .string(let expectText)? = tree["expect"], let expect = Expectation(rawValue: expectText) else {
             throw fail("`expect` must be `allow` or `deny`")
