@@ -68,10 +68,23 @@ struct CaseFileDecoder {
         return RulesCaseFile(path: file, rulesPath: resolve(rulesName), service: service, lookupMode: lookupMode, cases: cases)
     }
 
+    /// `rules` relative to the case file's directory, with `.` and `..` folded away
+    /// (`rules/tests/../firestore.rules` → `rules/firestore.rules`).
     private func resolve(_ rules: String) -> String {
         if rules.hasPrefix("/") { return rules }
         let directory = (file as NSString).deletingLastPathComponent
-        return directory.isEmpty ? rules : (directory as NSString).appendingPathComponent(rules)
+        let joined = directory.isEmpty ? rules : directory + "/" + rules
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..":
+                if let last = parts.last, last != ".." { parts.removeLast() } else if !joined.hasPrefix("/") { parts.append(part) }
+            default: parts.append(part)
+            }
+        }
+        let path = parts.joined(separator: "/")
+        return joined.hasPrefix("/") ? "/" + path : (path.isEmpty ? "." : path)
     }
 
     private func choice<T: RawRepresentable & CaseIterable>(_ value: DocumentTree?, key: String, required: Bool) throws(CaseFileError) -> T? where T.RawValue == String {
@@ -301,5 +314,42 @@ enum Base64 {
         if remainder > 0 { normalized += String(repeating: "=", count: 4 - remainder) }
         guard let data = Data(base64Encoded: normalized) else { return nil }
         return Array(data)
+    }
+}
+
+// MARK: - Request files (`validate rules eval`)
+
+extension CaseFileLoader {
+    /// Reads a single request for `validate rules eval`: one case without `name` and `expect`
+    /// (both optional), plus an optional `lookupMode`.
+    ///
+    /// - Returns: the request as a case (named `request` unless it has a name) and its lookup mode.
+    /// - Throws: ``CaseFileError`` naming the file at the first problem.
+    public static func loadRequest(path: String, service: CaseService) throws(CaseFileError) -> (testCase: RulesTestCase, mode: LookupMode) {
+        let text: String
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CaseFileError(file: path, message: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
+        }
+        guard let decoded = String(data: data, encoding: .utf8) else { throw CaseFileError(file: path, message: "the file is not valid UTF-8") }
+        text = decoded
+        let lowered = path.lowercased()
+        let tree: DocumentTree
+        do {
+            tree = lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? try YAMLReader.read(text) : try JSONReader.read(text)
+        } catch {
+            throw CaseFileError(file: "\(path):\(error.line):\(error.column)", message: error.message)
+        }
+        guard case .map(var entries) = tree else { throw CaseFileError(file: path, message: "the request must be a map") }
+        if tree["name"] == nil { entries.append((key: "name", value: .string("request"))) }
+        if tree["expect"] == nil { entries.append((key: "expect", value: .string("allow"))) }
+        var mode = LookupMode.database
+        if let modeTree = tree["lookupMode"] {
+            guard case .string(let text) = modeTree, let parsed = LookupMode(rawValue: text) else {
+                throw CaseFileError(file: path, message: "`lookupMode` must be `database` or `mocks-only`")
+            }
+            mode = parsed
+        }
+        var decoder = CaseDecoder(file: path, index: 0, service: service)
+        return (try decoder.decode(.map(entries)), mode)
     }
 }

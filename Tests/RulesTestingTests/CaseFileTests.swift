@@ -63,6 +63,8 @@ struct CaseFileTests {
           }}]}
         """#, path: "dir/cases.json")
         #expect(file.rulesPath == "dir/x.rules")
+        #expect(try CaseFileLoader.decode(#"{"rules": "../a/./b.rules", "service": "storage", "cases": []}"#, path: "x/y/c.json").rulesPath == "x/a/b.rules")
+        #expect(try CaseFileLoader.decode(#"{"rules": "../../r.rules", "service": "storage", "cases": []}"#, path: "c.json").rulesPath == "../../r.rules")
         let testCase = try #require(file.cases.first)
         #expect(testCase.time == CaseTimestamp(seconds: 1_772_380_800, nanos: 500_000_000))
         #expect(testCase.requestResource == .map([
