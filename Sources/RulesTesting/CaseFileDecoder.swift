@@ -10,19 +10,18 @@ public enum CaseFileLoader {
     /// - Returns: the decoded file; `rulesPath` is resolved against `path`'s directory.
     /// - Throws: ``CaseFileError`` naming the file (and the case) at the first problem.
     public static func load(path: String) throws(CaseFileError) -> RulesCaseFile {
-        let text: String
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            guard let decoded = String(data: data, encoding: .utf8) else {
-                throw CaseFileError(file: path, message: "the file is not valid UTF-8")
-            }
-            text = decoded
-        } catch let error as CaseFileError {
-            throw error
-        } catch {
-            throw CaseFileError(file: path, message: "cannot read the file: \(error.localizedDescription)")
+        try decode(try readText(path), path: path)
+    }
+
+    /// Reads a UTF-8 text file, with platform-independent error messages.
+    static func readText(_ path: String) throws(CaseFileError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CaseFileError(file: path, message: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
         }
-        return try decode(text, path: path)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CaseFileError(file: path, message: "the file is not valid UTF-8")
+        }
+        return text
     }
 
     /// Decodes case-file text. `path` decides JSON or YAML and anchors the `rules` path.
@@ -326,12 +325,7 @@ extension CaseFileLoader {
     /// - Returns: the request as a case (named `request` unless it has a name) and its lookup mode.
     /// - Throws: ``CaseFileError`` naming the file at the first problem.
     public static func loadRequest(path: String, service: CaseService) throws(CaseFileError) -> (testCase: RulesTestCase, mode: LookupMode) {
-        let text: String
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CaseFileError(file: path, message: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
-        }
-        guard let decoded = String(data: data, encoding: .utf8) else { throw CaseFileError(file: path, message: "the file is not valid UTF-8") }
-        text = decoded
+        let text = try readText(path)
         let lowered = path.lowercased()
         let tree: DocumentTree
         do {

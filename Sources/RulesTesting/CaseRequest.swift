@@ -58,7 +58,8 @@ public struct CaseDocumentLookup: DocumentLookup {
         switch mode {
         case .database: return .missing
         case .mocksOnly:
-            return .failure("`\(path)` is not listed in `\(afterWrite ? "existingAfter` or `existing" : "existing")` (lookupMode mocks-only)")
+            let keys = afterWrite ? "`existingAfter` or `existing`" : "`existing`"
+            return .failure("the path is not listed in \(keys) (lookupMode mocks-only)")
         }
     }
 }
