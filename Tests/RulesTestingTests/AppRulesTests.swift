@@ -7,23 +7,26 @@ import Testing
 /// The app's own rules (`rules/*.rules`) against their case files and the display-name list.
 @Suite("App rules")
 struct AppRulesTests {
-    /// Every case of every app case file, named `file/case`.
-    static let appCases: [AppCase] = RepoPaths.appCaseFiles.flatMap { file -> [AppCase] in
-        guard let loaded = try? CaseFileLoader.load(path: RepoPaths.path(file)) else {
-            return [AppCase(file: file, name: "(file does not load)")]
-        }
-        return loaded.cases.map { AppCase(file: file, name: $0.name) }
+    @Test("app case", arguments: AppCase.all(in: RepoPaths.appCaseFiles))
+    func appCase(_ appCase: AppCase) throws {
+        try appCase.check()
     }
 
-    @Test("app case", arguments: appCases)
-    func appCase(_ appCase: AppCase) throws {
-        let file = try CaseFileLoader.load(path: RepoPaths.path(appCase.file))
-        let testCase = try #require(file.cases.first { $0.name == appCase.name })
-        let runner = RulesTestRunner()
-        let result = try #require(try runner.run(RulesCaseFile(
-            path: file.path, rulesPath: file.rulesPath, service: file.service, lookupMode: file.lookupMode,
-            cases: [testCase])).first)
-        #expect(result.passed, "expected \(result.expect.rawValue), got \(result.actual.rawValue)\n\(result.explanation)")
+    @Test("the app's cases evaluate every sub-expression, and every boolean one both true and false")
+    func appCasesCoverEverything() throws {
+        let runner = RulesTestRunner(collectCoverage: true)
+        for file in RepoPaths.appCaseFiles { _ = try runner.run(caseFileAt: RepoPaths.path(file)) }
+        #expect(runner.coverage.count == 2)
+        for (rulesPath, collector) in runner.coverage {
+            for expr in collector.trackedExpressions {
+                let text = String(decoding: collector.program.source.bytes[expr.span.start..<expr.span.end], as: UTF8.self)
+                let location = "\(rulesPath):\(collector.program.source.location(of: expr.span.start))"
+                let counts = try #require(collector.counts[expr.span], "never evaluated: `\(text)` at \(location)")
+                if counts.valueCount == 0 {
+                    #expect(counts.trueCount > 0 && counts.falseCount > 0, "not seen both ways: `\(text)` at \(location)")
+                }
+            }
+        }
     }
 
     @Test("the app's rules compile without diagnostics and lint clean",
@@ -78,11 +81,32 @@ struct AppRulesTests {
     }
 }
 
-/// One case of an app case file, by file and name (the test's argument).
+/// One case of a case file, by file and name (a test argument, shown as `file/case`).
 struct AppCase: Sendable, CustomTestStringConvertible {
     let file: String
     let name: String
     var testDescription: String { "\(file)/\(name)" }
+
+    /// Every case of the given case files; a file that does not load becomes one failing case.
+    static func all(in files: [String]) -> [AppCase] {
+        files.flatMap { file -> [AppCase] in
+            guard let loaded = try? CaseFileLoader.load(path: RepoPaths.path(file)) else {
+                return [AppCase(file: file, name: "(file does not load)")]
+            }
+            return loaded.cases.map { AppCase(file: file, name: $0.name) }
+        }
+    }
+
+    /// Runs this one case and expects its decision.
+    func check(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let file = try CaseFileLoader.load(path: RepoPaths.path(self.file))
+        let testCase = try #require(file.cases.first { $0.name == name }, sourceLocation: sourceLocation)
+        var single = file
+        single.cases = [testCase]
+        let result = try #require(try RulesTestRunner().run(single).first, sourceLocation: sourceLocation)
+        #expect(result.passed, "expected \(result.expect.rawValue), got \(result.actual.rawValue)\n\(result.explanation)",
+                sourceLocation: sourceLocation)
+    }
 }
 
 /// One line of `corpus/rules/display-names.txt`.

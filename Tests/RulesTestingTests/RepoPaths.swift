@@ -16,9 +16,11 @@ enum RepoPaths {
     }
 
     /// The app's case files (`rules/tests/*.cases.{json,yaml}`), sorted.
-    static var appCaseFiles: [String] {
-        let directory = root.appendingPathComponent("rules/tests")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.contains(".cases.") }.sorted().map { "rules/tests/" + $0 }
+    static var appCaseFiles: [String] { caseFiles(in: "rules/tests") }
+
+    /// The case files (`*.cases.*`) in a repository directory, sorted, as repository paths.
+    static func caseFiles(in directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path(directory))) ?? []
+        return names.filter { $0.contains(".cases.") }.sorted().map { directory + "/" + $0 }
     }
 }
