@@ -249,7 +249,9 @@ struct Checker {
         case .isType(let value, let typeName):
             checkExpr(value, scope: scope, variables: variables)
             if !BuiltinCatalogue.typeNames.contains(typeName) {
-                report("RL2016", "unknown type `\(typeName)`", expr.span,
+                // The type name is the last token of the `is` expression.
+                let typeSpan = SourceSpan(start: expr.span.end - typeName.utf8.count, end: expr.span.end)
+                report("RL2016", "unknown type `\(typeName)`", typeSpan,
                        help: Suggestions.help(for: typeName, in: BuiltinCatalogue.typeNames.sorted()))
             }
         default:

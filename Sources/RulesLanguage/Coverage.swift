@@ -14,6 +14,8 @@ public final class CoverageCollector {
         public var valueCount = 0
         public var errorCount = 0
         public var total: Int { trueCount + falseCount + valueCount + errorCount }
+
+        public init() {}
     }
 
     /// Verdict counts for one `allow`.
@@ -21,6 +23,8 @@ public final class CoverageCollector {
         public var granted = 0
         public var denied = 0
         public var notEvaluated = 0
+
+        public init() {}
     }
 
     enum AllowOutcome { case granted, denied, notEvaluated }

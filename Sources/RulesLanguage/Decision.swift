@@ -10,6 +10,12 @@ public struct AllowReference: Sendable, Hashable {
     public var methods: [RuleMethod]
     /// The full pattern of the enclosing matches, e.g. `/databases/{database}/documents/users/{userId}`.
     public var matchPattern: String
+
+    public init(span: SourceSpan, methods: [RuleMethod], matchPattern: String) {
+        self.span = span
+        self.methods = methods
+        self.matchPattern = matchPattern
+    }
 }
 
 /// Why a condition did not grant: the first false or erroring sub-expression.
@@ -29,6 +35,19 @@ public struct Blame: Sendable, Hashable {
     public struct Operand: Sendable, Hashable {
         public var label: String
         public var value: String
+
+        public init(label: String, value: String) {
+            self.label = label
+            self.value = value
+        }
+    }
+
+    public init(span: SourceSpan, expression: String, message: String, error: EvaluationError?, values: [Operand]) {
+        self.span = span
+        self.expression = expression
+        self.message = message
+        self.error = error
+        self.values = values
     }
 }
 
@@ -46,12 +65,22 @@ public enum AllowVerdict: Sendable, Hashable {
 public struct Candidate: Sendable, Hashable {
     public var allow: AllowReference
     public var verdict: AllowVerdict
+
+    public init(allow: AllowReference, verdict: AllowVerdict) {
+        self.allow = allow
+        self.verdict = verdict
+    }
 }
 
 /// A value passed to `debug()`, in evaluation order.
 public struct DebugEntry: Sendable, Hashable {
     public var span: SourceSpan
     public var value: Value
+
+    public init(span: SourceSpan, value: Value) {
+        self.span = span
+        self.value = value
+    }
 }
 
 /// The verdict for one request, with its explanation.

@@ -265,7 +265,8 @@ struct Lexer {
 
     /// Scans a literal path segment starting at `position` (letters, digits and URL-safe
     /// punctuation; balanced parentheses so `(default)` is one segment). Returns nil if empty.
-    mutating func scanLiteralSegment(allowParentheses: Bool) -> String? {
+    /// In expressions `stopAtColon` ends a path literal at `:` (ranges, ternaries).
+    mutating func scanLiteralSegment(allowParentheses: Bool, stopAtColon: Bool = false) -> String? {
         let start = position
         var depth = 0
         while let c = byte(at: position) {
@@ -274,7 +275,7 @@ struct Lexer {
             } else if c == UInt8(ascii: ")") && allowParentheses {
                 if depth == 0 { break }
                 depth -= 1
-            } else if !Lexer.isSegmentByte(c) {
+            } else if !Lexer.isSegmentByte(c) || (stopAtColon && c == UInt8(ascii: ":")) {
                 break
             }
             position += 1

@@ -291,7 +291,10 @@ struct Parser {
                 }
                 guard !name.isEmpty, let first = name.utf8.first, Lexer.isIdentifierStart(first),
                       lexer.byte(at: lexer.position) == UInt8(ascii: "}") else {
-                    throw fail("RL1015", "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: lexer.position + 1),
+                    var end = lexer.position
+                    while let c = lexer.byte(at: end), c != UInt8(ascii: "}"), c != UInt8(ascii: "/"), !Lexer.isSpace(c) { end += 1 }
+                    if lexer.byte(at: end) == UInt8(ascii: "}") { end += 1 }
+                    throw fail("RL1015", "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: end),
                                help: "write `{name}` for one segment or `{name=**}` for many")
                 }
                 lexer.position += 1
@@ -579,7 +582,7 @@ struct Parser {
                 }
                 segments.append(.placeholder(lexer.text(nameStart, lexer.position)))
                 lexer.position += 1
-            } else if let literal = lexer.scanLiteralSegment(allowParentheses: true) {
+            } else if let literal = lexer.scanLiteralSegment(allowParentheses: true, stopAtColon: true) {
                 segments.append(.literal(literal))
             } else {
                 throw fail("RL1019", "expected a path segment after `/`", SourceSpan(start: segmentStart - 1, end: segmentStart),
@@ -587,7 +590,7 @@ struct Parser {
             }
             guard lexer.byte(at: lexer.position) == UInt8(ascii: "/"),
                   let next = lexer.byte(at: lexer.position + 1),
-                  Lexer.isSegmentByte(next) || next == UInt8(ascii: "$") || next == UInt8(ascii: "{") || next == UInt8(ascii: "(")
+                  (Lexer.isSegmentByte(next) && next != UInt8(ascii: ":")) || next == UInt8(ascii: "$") || next == UInt8(ascii: "{") || next == UInt8(ascii: "(")
             else { break }
         }
         let span = SourceSpan(start: start, end: lexer.position)

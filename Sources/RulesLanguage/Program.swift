@@ -35,9 +35,12 @@ public enum RulesCompiler {
         let parsed = RulesParser.parse(source, limits: limits)
         var diagnostics = parsed.diagnostics
         let parseFailed = diagnostics.contains { $0.severity == .error }
-        var checker = Checker(file: parsed.file, limits: limits, regexEngine: regexEngine, reportMissingService: !parseFailed)
-        checker.check()
-        diagnostics += checker.diagnostics
+        // Checking a partial tree would report names from dropped statements; check clean trees only.
+        if !parseFailed {
+            var checker = Checker(file: parsed.file, limits: limits, regexEngine: regexEngine, reportMissingService: true)
+            checker.check()
+            diagnostics += checker.diagnostics
+        }
         diagnostics.sort { ($0.span?.start ?? -1, $0.code) < ($1.span?.start ?? -1, $1.code) }
         if diagnostics.count > diagnosticCap {
             let dropped = diagnostics.count - diagnosticCap
@@ -168,5 +171,25 @@ public struct Program: Sendable {
         } catch {
             return (.failure(error), evaluator.debugOutput)
         }
+    }
+}
+
+extension RulesCompiler {
+    /// Checks a standalone expression (unknown names, arity, methods, types, regex literals).
+    ///
+    /// - Parameters:
+    ///   - expression: a parsed expression.
+    ///   - service: decides whether `get()`/`exists()` or `firestore.get()` are available.
+    ///   - variables: names in scope besides `request` and `resource`.
+    /// - Returns: check diagnostics (`RL2xxx`).
+    public static func checkExpression(
+        _ expression: Expr, service: ServiceKind = .firestore, variables: Set<String> = [],
+        regexEngine: any RegexEngine = UnavailableRegexEngine()
+    ) -> [Diagnostic] {
+        let file = RulesFile(version: "2", services: [ServiceDecl(kind: service, name: service.rawValue, span: SourceSpan(start: 0, end: 0))])
+        var checker = Checker(file: file, limits: .default, regexEngine: regexEngine, reportMissingService: false)
+        checker.service = service
+        checker.checkExpr(expression, scope: [:], variables: variables)
+        return checker.diagnostics
     }
 }
