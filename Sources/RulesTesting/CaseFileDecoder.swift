@@ -139,11 +139,15 @@ struct CaseDecoder {
             }
             time = parsed
         }
+        let requestResource = try document(tree, key: "requestResource").flatMap { $0 == .null ? nil : $0 }
+        if requestResource != nil, method != .create, method != .update {
+            throw fail("`requestResource` is only for `create` and `update`; a `\(method.rawValue)` has no `request.resource`")
+        }
         return RulesTestCase(
             name: name, path: path, method: method,
             auth: try auth(tree["auth"]),
             resource: try document(tree, key: "resource"),
-            requestResource: try document(tree, key: "requestResource").flatMap { $0 == .null ? nil : $0 },
+            requestResource: requestResource,
             existing: try documents(tree["existing"], key: "existing") ?? [:],
             existingAfter: try documents(tree["existingAfter"], key: "existingAfter"),
             query: try query(tree["query"]),

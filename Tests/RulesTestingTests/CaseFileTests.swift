@@ -112,6 +112,12 @@ struct CaseFileTests {
          "x", "`resource.l`: latitude must be in [-90, 90] and longitude in [-180, 180]"),
         (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "existing": {"/databases/d/documents/a": {}}}"#,
          "x", "`existing` key `/databases/d/documents/a` is not a full document path such as `/databases/(default)/documents/users/alice`"),
+        (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "delete", "expect": "allow", "requestResource": {}}"#,
+         "x", "`requestResource` is only for `create` and `update`; a `delete` has no `request.resource`"),
+        (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "resource": [1]}"#,
+         "x", "`resource` must be null or a map of document fields"),
+        (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "auth": {"token": {}}}"#,
+         "x", "`auth.uid` must be a non-empty string"),
         (#"{"path": "/databases/d/documents/a/b", "method": "get", "expect": "allow"}"#,
          "#1", "missing key `name` (a non-empty string)"),
     ])
