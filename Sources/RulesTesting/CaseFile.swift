@@ -56,7 +56,7 @@ public struct RulesTestCase: Sendable, Equatable {
     /// `request.query` for `list` requests.
     public var query: CaseValue?
     /// `request.time`.
-    public var time: CaseTimestamp
+    public var time: Timestamp
     /// The expected decision.
     public var expect: Expectation
 
@@ -64,7 +64,7 @@ public struct RulesTestCase: Sendable, Equatable {
     public init(name: String, path: String, method: RequestMethod, auth: CaseAuth? = nil, resource: CaseValue? = nil,
                 requestResource: CaseValue? = nil, existing: [String: CaseValue] = [:],
                 existingAfter: [String: CaseValue]? = nil, query: CaseValue? = nil,
-                time: CaseTimestamp = .defaultRequestTime, expect: Expectation) {
+                time: Timestamp = .defaultRequestTime, expect: Expectation) {
         self.name = name
         self.path = path
         self.method = method

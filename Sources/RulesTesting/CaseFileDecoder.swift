@@ -132,9 +132,9 @@ struct CaseDecoder {
         guard case .string(let expectText)? = tree["expect"], let expect = Expectation(rawValue: expectText) else {
             throw fail("`expect` must be `allow` or `deny`")
         }
-        var time = CaseTimestamp.defaultRequestTime
+        var time = Timestamp.defaultRequestTime
         if let timeTree = tree["time"] {
-            guard case .string(let text) = timeTree, let parsed = RFC3339.parse(text) else {
+            guard case .string(let text) = timeTree, let parsed = Timestamp(rfc3339: text) else {
                 throw fail("`time` must be an RFC 3339 date-time such as `2026-01-05T10:00:00Z`")
             }
             time = parsed
@@ -269,7 +269,7 @@ struct CaseDecoder {
         }
         switch type {
         case "timestamp":
-            guard let instant = RFC3339.parse(try string("value")) else {
+            guard let instant = Timestamp(rfc3339: try string("value")) else {
                 throw fail("`\(position).value` must be an RFC 3339 date-time such as `2026-01-05T10:00:00Z`")
             }
             return .timestamp(instant)

@@ -4,7 +4,7 @@ import RulesLanguage
 
 extension CaseValue {
     /// The rules value this case value stands for; `request_time` becomes `requestTime`.
-    public func rulesValue(requestTime: CaseTimestamp) -> Value {
+    public func rulesValue(requestTime: Timestamp) -> Value {
         switch self {
         case .null: .null
         case .bool(let value): .bool(value)
@@ -13,18 +13,18 @@ extension CaseValue {
         case .string(let value): .string(value)
         case .list(let items): .list(items.map { $0.rulesValue(requestTime: requestTime) })
         case .map(let entries): .map(entries.mapValues { $0.rulesValue(requestTime: requestTime) })
-        case .timestamp(let instant): .timestamp(Timestamp(seconds: instant.seconds, nanos: instant.nanos))
+        case .timestamp(let instant): .timestamp(instant)
         case .duration(let seconds, let nanos): .duration(RulesDuration(seconds: seconds, nanos: nanos))
         case .bytes(let bytes): .bytes(bytes)
         case .latlng(let latitude, let longitude): .latlng(LatLng(latitude: latitude, longitude: longitude))
         case .path(let text): .path(PathValue(text))
-        case .requestTime: .timestamp(Timestamp(seconds: requestTime.seconds, nanos: requestTime.nanos))
+        case .requestTime: .timestamp(requestTime)
         }
     }
 
     /// The fields of a document or object, or nil for `null` (and for non-maps, which the
     /// decoder never lets through).
-    func document(requestTime: CaseTimestamp) -> [String: Value]? {
+    func document(requestTime: Timestamp) -> [String: Value]? {
         guard case .map(let entries) = self else { return nil }
         return entries.mapValues { $0.rulesValue(requestTime: requestTime) }
     }
@@ -80,7 +80,7 @@ extension RulesTestCase {
             auth: auth.map { Auth(uid: $0.uid, token: $0.token.mapValues { $0.rulesValue(requestTime: time) }) },
             resource: resourceValue.flatMap { $0.document(requestTime: time) }.map(Value.map),
             requestResource: requestResource.flatMap { $0.document(requestTime: time) }.map(Value.map),
-            time: Timestamp(seconds: time.seconds, nanos: time.nanos),
+            time: time,
             query: query.flatMap { $0.document(requestTime: time) })
     }
 }
