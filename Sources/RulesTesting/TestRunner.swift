@@ -88,16 +88,26 @@ public final class RulesTestRunner {
     public func run(_ file: RulesCaseFile) throws(RulesTestError) -> [CaseResult] {
         let program = try program(for: file)
         let collector = collector(for: file.rulesPath, program: program)
-        return file.cases.map { testCase in
-            let decision = program.evaluate(
-                testCase.request(service: file.service),
-                lookup: CaseDocumentLookup(testCase: testCase, mode: file.lookupMode),
-                coverage: collector)
-            return CaseResult(
-                file: file.path, name: testCase.name, expect: testCase.expect,
-                actual: decision.allowed ? .allow : .deny, decision: decision,
-                explanation: decision.explanation(in: program.source))
-        }
+        return file.cases.map { Self.evaluate($0, of: file, with: program, coverage: collector) }
+    }
+
+    /// Evaluates one case with an already compiled program (safe to call from any thread).
+    ///
+    /// - Parameters:
+    ///   - testCase: the case.
+    ///   - file: the case file it belongs to (service, lookup mode, path for the report).
+    ///   - program: the compiled rules the file names.
+    ///   - coverage: records sub-expression outcomes when given.
+    public static func evaluate(_ testCase: RulesTestCase, of file: RulesCaseFile, with program: Program,
+                                coverage: CoverageCollector? = nil) -> CaseResult {
+        let decision = program.evaluate(
+            testCase.request(service: file.service),
+            lookup: CaseDocumentLookup(testCase: testCase, mode: file.lookupMode),
+            coverage: coverage)
+        return CaseResult(
+            file: file.path, name: testCase.name, expect: testCase.expect,
+            actual: decision.allowed ? .allow : .deny, decision: decision,
+            explanation: decision.explanation(in: program.source))
     }
 
     /// Compiles (once) the rules file a case file names.

@@ -50,7 +50,7 @@ struct AppRulesTests {
 
     @Test("display-name create rule agrees", arguments: displayNames)
     func displayNameCreate(_ name: DisplayNameCase) throws {
-        let program = try RulesTestRunner.compile(rulesPath: RepoPaths.path("rules/firestore.rules"))
+        let program = try #require(AppCase.programs[RepoPaths.path("rules/firestore.rules")])
         let request = RulesRequest(
             service: .firestore, path: "/databases/(default)/documents/displayNames/" + name.name, method: .create,
             auth: Auth(uid: "alice"), requestResource: .map(["userId": .string("alice")]))
@@ -97,13 +97,22 @@ struct AppCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Compiled rules by path, shared by all cases (a `Program` is immutable and `Sendable`).
+    static let programs: [String: Program] = {
+        var programs: [String: Program] = [:]
+        for path in ["rules/firestore.rules", "rules/storage.rules", "corpus/rules/runner/features.rules"] {
+            let full = RepoPaths.path(path)
+            programs[full] = try? RulesTestRunner.compile(rulesPath: full)
+        }
+        return programs
+    }()
+
     /// Runs this one case and expects its decision.
     func check(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let file = try CaseFileLoader.load(path: RepoPaths.path(self.file))
         let testCase = try #require(file.cases.first { $0.name == name }, sourceLocation: sourceLocation)
-        var single = file
-        single.cases = [testCase]
-        let result = try #require(try RulesTestRunner().run(single).first, sourceLocation: sourceLocation)
+        let program = try Self.programs[file.rulesPath] ?? RulesTestRunner().program(for: file)
+        let result = RulesTestRunner.evaluate(testCase, of: file, with: program)
         #expect(result.passed, "expected \(result.expect.rawValue), got \(result.actual.rawValue)\n\(result.explanation)",
                 sourceLocation: sourceLocation)
     }
