@@ -52,6 +52,8 @@ public struct CaseDocumentLookup: DocumentLookup {
         self.mode = mode
     }
 
+    /// The listed document (or "missing" for a `null` entry); an unlisted path is missing in
+    /// `database` mode and a failure in `mocks-only` mode.
     public func lookup(path: String, afterWrite: Bool) -> LookupResult {
         let source = afterWrite ? after : before
         if let entry = source[path] { return entry.map { .document($0) } ?? .missing }

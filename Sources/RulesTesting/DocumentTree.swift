@@ -12,6 +12,7 @@ public indirect enum DocumentTree: Sendable, Equatable {
     case list([DocumentTree])
     case map([(key: String, value: DocumentTree)])
 
+    /// Structural equality; map entries compare in order, and NaN equals NaN.
     public static func == (lhs: DocumentTree, rhs: DocumentTree) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true

@@ -16,6 +16,7 @@ public struct DocumentSyntaxError: Error, Sendable, Equatable, CustomStringConve
         self.column = column
     }
 
+    /// `line:column: message`.
     public var description: String { "\(line):\(column): \(message)" }
 }
 

@@ -33,6 +33,7 @@ public enum RulesTestError: Error, Sendable, CustomStringConvertible {
     /// The case file's `service` is not the rules file's service.
     case serviceMismatch(caseFile: String, expected: CaseService, rulesPath: String, actual: ServiceKind)
 
+    /// The problem for people; rules errors are rendered like a compiler.
     public var description: String {
         switch self {
         case .caseFile(let error): error.description
