@@ -32,7 +32,7 @@ struct RulesTestCommand: ParsableCommand {
     @Option(help: "Output: `text` (one line per case, explanations for failures) or `jsonl`.")
     var format: Format = .text
 
-    @Option(help: ArgumentHelp("Write coverage of all cases as JSON to this file.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Write coverage of all cases as JSON to this file (`-`: standard output, after the results).", valueName: "FILE"))
     var coverage: String?
 
     func validate() throws {
@@ -69,9 +69,11 @@ struct RulesTestCommand: ParsableCommand {
         if format == .text {
             print("\(results.count) case\(results.count == 1 ? "" : "s"): \(results.count - failed) passed, \(failed) failed")
         }
-        if let coverage {
+        if coverage == "-" {
+            print(runner.coverageJSON())
+        } else if let coverage {
             do {
-                try (runner.coverageJSON() + "\n").write(toFile: coverage, atomically: true, encoding: .utf8)
+                try (runner.coverageJSON() + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
             } catch {
                 printError("error: cannot write coverage to `\(coverage)`: \(error.localizedDescription)")
                 throw ExitCode(2)
