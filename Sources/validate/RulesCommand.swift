@@ -41,10 +41,24 @@ struct RulesTestCommand: ParsableCommand {
 
     func run() throws {
         let runner = RulesTestRunner(collectCoverage: coverage != nil)
-        var results: [CaseResult] = []
+        // Load every file and compile its rules first: report all problems, run nothing.
+        var files: [RulesCaseFile] = []
+        var problems = 0
         for path in cases {
             do {
-                results += try runner.run(caseFileAt: path)
+                let file = try loadCaseFile(path)
+                _ = try runner.program(for: file)
+                files.append(file)
+            } catch {
+                printError(error.description)
+                problems += 1
+            }
+        }
+        if problems > 0 { throw ExitCode(2) }
+        var results: [CaseResult] = []
+        for file in files {
+            do {
+                results += try runner.run(file)
             } catch {
                 printError(error.description)
                 throw ExitCode(2)
@@ -184,7 +198,12 @@ struct RulesEvalCommand: ParsableCommand {
     }
 }
 
-// MARK: - Output
+// MARK: - Helpers
+
+/// Loads a case file, wrapping its error for uniform reporting.
+private func loadCaseFile(_ path: String) throws(RulesTestError) -> RulesCaseFile {
+    do { return try CaseFileLoader.load(path: path) } catch { throw .caseFile(error) }
+}
 
 /// Writes one line to standard error.
 private func printError(_ message: String) {
