@@ -67,6 +67,8 @@ let package = Package(
             "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
-        .testTarget(name: "RulesTestingTests", dependencies: ["RulesTesting", "RulesLanguage", "Diagnostics"]),
+        .testTarget(name: "RulesTestingTests", dependencies: [
+            "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
     ]
 )
