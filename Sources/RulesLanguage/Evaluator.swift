@@ -24,6 +24,9 @@ final class Evaluator {
 
     private var requestValueCache: Value?
     private var resourceValueCache: Value?
+    private var authValueCache: Value?
+    /// The request path, split once.
+    private(set) lazy var requestPath = PathValue(request.path)
 
     init(program: Program, request: RulesRequest, lookup: any DocumentLookup, coverage: CoverageCollector?) {
         self.program = program
@@ -52,7 +55,7 @@ final class Evaluator {
             decision.requestError = EvaluationError(code: "RL3016", message: "list is only allowed with rules_version = '2'")
             return decision
         }
-        let segments = PathValue(request.path).segments
+        let segments = requestPath.segments
         var pending: [PendingCandidate] = []
         collect(program.roots, segments, from: 0, into: &pending)
 
@@ -202,6 +205,12 @@ final class Evaluator {
         case .identifier(let name):
             return try variable(name, expr.span)
         case .member(let base, let name):
+            // Fast path: `request.x` without building the whole request map (not while
+            // collecting coverage, which must see the `request` node itself).
+            if coverage == nil, case .identifier("request") = base.kind, !isBound("request") {
+                steps += 1
+                return try requestField(name, expr.span)
+            }
             let value = try eval(base)
             if case .path(let p) = value { return try pathField(p, name, expr.span) }
             return try Builtins.member(value, name, expr.span)
@@ -276,7 +285,7 @@ final class Evaluator {
         switch name {
         case "request": return requestValue
         case "resource": return resourceValue
-        default: throw EvaluationError(code: "RL3006", message: "unknown variable `\(name)`", span: span)
+        default: throw EvaluationError(code: "RL3014", message: "unknown variable `\(name)`", span: span)
         }
     }
 
@@ -289,12 +298,37 @@ final class Evaluator {
         throw .undefinedProperty(name, span)
     }
 
+    var authValue: Value {
+        if let cached = authValueCache { return cached }
+        let value = request.auth?.value ?? .null
+        authValueCache = value
+        return value
+    }
+
+    /// One field of `request`, equal to reading it from ``requestValue``.
+    func requestField(_ name: String, _ span: SourceSpan) throws(EvaluationError) -> Value {
+        switch name {
+        case "auth": return authValue
+        case "method": return .string(request.method.rawValue)
+        case "path": return .path(requestPath)
+        case "time": return .timestamp(request.time)
+        case "params": return .map(request.params)
+        case "resource":
+            guard let data = request.requestResource else { throw .undefinedProperty(name, span) }
+            return wrapResource(data)
+        case "query":
+            guard let query = request.query else { throw .undefinedProperty(name, span) }
+            return .map(query)
+        default: throw .undefinedProperty(name, span)
+        }
+    }
+
     var requestValue: Value {
         if let cached = requestValueCache { return cached }
         var map: [String: Value] = [
-            "auth": request.auth?.value ?? .null,
+            "auth": authValue,
             "method": .string(request.method.rawValue),
-            "path": .path(PathValue(request.path)),
+            "path": .path(requestPath),
             "time": .timestamp(request.time),
             "params": .map(request.params),
         ]
@@ -314,7 +348,7 @@ final class Evaluator {
 
     /// Firestore: `{data, id, __name__}`; Storage: the metadata with `name`/`bucket` defaulted from the path.
     func wrapResource(_ data: Value) -> Value {
-        let path = PathValue(request.path)
+        let path = requestPath
         switch program.service {
         case .firestore:
             return .map(["data": data, "id": .string(path.segments.last ?? ""), "__name__": .path(path)])
@@ -374,7 +408,7 @@ final class Evaluator {
     func callUser(_ function: CompiledFunction, _ arguments: [Expr], _ span: SourceSpan) throws(EvaluationError) -> Value {
         let declaration = function.declaration
         guard arguments.count == declaration.parameters.count else {
-            throw EvaluationError(code: "RL3006", message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
+            throw EvaluationError(code: "RL3017", message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
         }
         let args = try evalArguments(arguments)
         guard callDepth < program.limits.maxCallDepth else {
@@ -424,7 +458,7 @@ final class Evaluator {
             guard lookupCache.count < limit else {
                 throw EvaluationError(code: "RL3011", message: "more than \(limit) document lookups for one request", span: span, isLimit: true)
             }
-            if after && program.service == .firestore && path == PathValue(request.path) {
+            if after && program.service == .firestore && path == requestPath {
                 if request.method == .delete {
                     result = .missing
                 } else if case .map(let data) = request.requestResource ?? .null {

@@ -113,7 +113,7 @@ struct Lexer {
         }
         if Lexer.isDigit(b) { return lexNumber(start: start) }
         if b == 0x27 || b == 0x22 { return lexString(start: start, asBytes: false) }
-        for symbol in Lexer.symbols where matches(symbol, at: position) {
+        if let symbol = symbol(at: position) {
             position += symbol.utf8.count
             return Token(kind: .symbol(symbol), span: SourceSpan(start: start, end: position))
         }
@@ -125,12 +125,37 @@ struct Lexer {
         return Token(kind: .invalid, span: SourceSpan(start: start, end: position))
     }
 
-    /// Longest first, so `&&` wins over `&`.
-    static let symbols = [
-        "&&", "||", "==", "!=", "<=", ">=", "$(",
-        "{", "}", "(", ")", "[", "]", ";", ",", ".", ":", "?", "!", "<", ">",
-        "=", "+", "-", "*", "/", "%", "$",
-    ]
+    /// The punctuation or operator at `offset`, longest match first (`&&` before `&`).
+    func symbol(at offset: Int) -> String? {
+        guard let b = byte(at: offset) else { return nil }
+        let next = byte(at: offset + 1)
+        switch b {
+        case UInt8(ascii: "&"): return next == UInt8(ascii: "&") ? "&&" : nil
+        case UInt8(ascii: "|"): return next == UInt8(ascii: "|") ? "||" : nil
+        case UInt8(ascii: "="): return next == UInt8(ascii: "=") ? "==" : "="
+        case UInt8(ascii: "!"): return next == UInt8(ascii: "=") ? "!=" : "!"
+        case UInt8(ascii: "<"): return next == UInt8(ascii: "=") ? "<=" : "<"
+        case UInt8(ascii: ">"): return next == UInt8(ascii: "=") ? ">=" : ">"
+        case UInt8(ascii: "$"): return next == UInt8(ascii: "(") ? "$(" : "$"
+        case UInt8(ascii: "{"): return "{"
+        case UInt8(ascii: "}"): return "}"
+        case UInt8(ascii: "("): return "("
+        case UInt8(ascii: ")"): return ")"
+        case UInt8(ascii: "["): return "["
+        case UInt8(ascii: "]"): return "]"
+        case UInt8(ascii: ";"): return ";"
+        case UInt8(ascii: ","): return ","
+        case UInt8(ascii: "."): return "."
+        case UInt8(ascii: ":"): return ":"
+        case UInt8(ascii: "?"): return "?"
+        case UInt8(ascii: "+"): return "+"
+        case UInt8(ascii: "-"): return "-"
+        case UInt8(ascii: "*"): return "*"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "%"): return "%"
+        default: return nil
+        }
+    }
 
     func matches(_ symbol: String, at offset: Int) -> Bool {
         var i = offset
