@@ -59,8 +59,8 @@ struct RulesCLIGoldenTests {
         defer { try? FileManager.default.removeItem(at: temporary) }
         let outURL = temporary.appendingPathComponent("stdout")
         let errURL = temporary.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
