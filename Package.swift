@@ -47,12 +47,15 @@ let package = Package(
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "RulesTesting", dependencies: [
+            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+        ]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "SQLiteClaims",
+            "RulesKit", "BatchValidation", "SQLiteClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -74,5 +77,8 @@ let package = Package(
             "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesTestingTests", dependencies: [
+            "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
     ]
 )
