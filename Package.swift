@@ -59,5 +59,8 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
+        // Runs the built `validate` binary against golden transcripts in corpus/cli/.
+        .testTarget(name: "CLITests", dependencies: ["validate"]),
     ]
 )
