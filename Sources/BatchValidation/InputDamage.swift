@@ -9,7 +9,7 @@ import Patterns
 ///
 /// A damaged record still produces exactly one output record (`valid: false`), and processing
 /// continues with the next one. Messages never quote the record's content.
-public enum InputDamage: Sendable, Hashable {
+public enum InputDamage: Error, Sendable, Hashable {
     /// The record is not well-formed UTF-8; `offset` is the first bad byte within the record.
     case invalidUTF8(offset: Int)
     /// The record contains a NUL byte at `offset`.

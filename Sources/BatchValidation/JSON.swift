@@ -40,7 +40,7 @@ struct JSONParser {
     /// Parses a whole record, which must be one JSON object.
     static func parseObject(_ bytes: UnsafeRawBufferPointer) -> Result<JSONValue, InputDamage> {
         var parser = JSONParser(bytes: bytes)
-        do {
+        do throws(InputDamage) {
             parser.skipSpace()
             guard parser.peek == UInt8(ascii: "{") else { throw parser.error("the record does not start with `{`") }
             let value = try parser.parseValue(depth: 0)

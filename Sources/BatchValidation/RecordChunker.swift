@@ -89,6 +89,15 @@ final class RecordChunker {
                 skipping = true
                 continue
             }
+            if atEnd, framing == .csv, let newline = find(UInt8(ascii: "\n"), in: buffer, from: start) {
+                // A quote left open until the end of the input was a stray one: report its
+                // line as malformed and frame the following lines afresh instead of losing them.
+                records.append(RawRecord(start: start, end: start, damage: .malformedCSV("a quoted field is not closed")))
+                start = newline + 1
+                scanFrom = start
+                csvState = CSVScanState()
+                continue
+            }
             if atEnd {
                 if start < buffer.count { records.append(frame(buffer, start, buffer.count)) }
                 start = buffer.count

@@ -46,7 +46,7 @@ struct BatchOptions: ParsableArguments {
     @Option(help: "Worker threads (default: all cores).")
     var jobs: Int = BatchConfiguration.activeCores
 
-    func validate(for kind: FieldKind) throws {
+    func check(for kind: FieldKind) throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1, not \(maxLineBytes)") }
         switch input {

@@ -1,5 +1,6 @@
 // `validate email|password|display-name [FILE…]`: check one kind of field, record by record.
 import ArgumentParser
+import BatchValidation
 
 /// `validate email`.
 struct EmailCommand: ParsableCommand {
@@ -9,7 +10,7 @@ struct EmailCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
-    func validate() throws { try batch.validate(for: .email) }
+    func validate() throws { try batch.check(for: .email) }
 
     func run() throws { try batch.run(.email) }
 }
@@ -24,8 +25,8 @@ struct PasswordCommand: ParsableCommand {
     @OptionGroup var context: PasswordContextOptions
 
     func validate() throws {
-        try batch.validate(for: .password)
-        try context.validate(input: batch.input)
+        try batch.check(for: .password)
+        try context.check(input: batch.input)
     }
 
     func run() throws { try batch.run(.password, context: context) }
@@ -39,7 +40,7 @@ struct DisplayNameCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
-    func validate() throws { try batch.validate(for: .displayName) }
+    func validate() throws { try batch.check(for: .displayName) }
 
     func run() throws { try batch.run(.displayName) }
 }
@@ -59,7 +60,7 @@ struct PasswordContextOptions: ParsableArguments {
     @Option(name: .customLong("app-name"), help: "The app's name, for every record without its own.")
     var appName: String?
 
-    func validate(input: InputFormat) throws {
+    func check(input: InputFormat) throws {
         let fields = [usernameField, emailField, appNameField].compactMap { $0 }
         if !fields.isEmpty && input == .lines {
             throw ValidationError("--username-field, --email-field and --app-name-field need --input csv or jsonl")

@@ -26,8 +26,9 @@ struct ReaderTests {
         configuration.maxRecordBytes = 16
         let run = try runBatch([input], configuration)
         let codes = lines(run.output).map { line -> String in
-            guard let range = line.range(of: #""code": ""#) else { return "valid" }
-            return String(line[range.upperBound...].prefix { $0 != "\"" })
+            guard line.contains(#""code": ""#) else { return "valid" }
+            let after = line.split(separator: #""code": ""#, maxSplits: 1)[1]
+            return String(after.prefix { $0 != "\"" })
         }
         #expect(codes == ["valid", "input.invalid-utf8", "input.nul-byte", "input.empty", "input.empty", "input.too-long", "valid"])
         #expect(run.report.total.records == 7)
@@ -40,7 +41,7 @@ struct ReaderTests {
         var configuration = jsonl
         configuration.maxRecordBytes = 1000
         configuration.jobs = jobs
-        let long = String(repeating: "y", count: 3 * 1024 * 1024)
+        let long = String(repeating: "y", count: 1_600_000)
         let run = try runBatch("first\n\(long)\nafter\n\(long)", configuration)
         let output = lines(run.output)
         #expect(output.count == 4)
@@ -53,7 +54,7 @@ struct ReaderTests {
     func orderAcrossChunks(jobs: Int) throws {
         var text = ""
         var expected: [String] = []
-        for index in 1...60_000 {
+        for index in 1...30_000 {
             let value = index % 7 == 0 ? "Bad\(index)" : String(repeating: "q", count: index % 13 + 1)
             text += value + (index % 5 == 0 ? "\r\n" : "\n")
             expected.append("\(index):\(index % 7 == 0 ? "false" : "true")")
@@ -66,7 +67,7 @@ struct ReaderTests {
             return "\(parts[0]):\(parts[1])"
         }
         #expect(rows == expected)
-        #expect(run.report.total.records == 60_000)
+        #expect(run.report.total.records == 30_000)
     }
 
     @Test("CSV: header names, quoting, escaped quotes and line breaks inside quotes")
@@ -92,12 +93,10 @@ struct ReaderTests {
         configuration.fields = FieldSelection(value: .column(1), username: .name("user"))
         let run = try runBatch(input, configuration)
         let output = lines(run.output)
-        #expect(output.count == 5)
-        #expect(output[0].contains("TOY2"))
-        #expect(output[1].contains("input.malformed-csv"))
-        #expect(output[2].contains("input.malformed-csv"))
-        #expect(output[3].contains("input.missing-field") && output[3].contains("`user`"))
-        #expect(output[4].contains(#""valid": true"#))
+        let expected = ["TOY2", "input.malformed-csv", "input.malformed-csv", "input.missing-field", #""valid": true"#]
+        try #require(output.count == expected.count)
+        for (line, fragment) in zip(output, expected) { #expect(line.contains(fragment)) }
+        #expect(output[3].contains("`user`"))
     }
 
     @Test("CSV: an unknown header name makes the input unusable (exit 2)")

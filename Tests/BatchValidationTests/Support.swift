@@ -23,7 +23,7 @@ func temporaryPath(_ suffix: String) -> String {
     var template = Array("/tmp/batchvalidation-XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     close(fd)
-    let base = String(cString: template)
+    let base = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     unlink(base)
     return base + suffix
 }

@@ -15,7 +15,7 @@ struct WriterTests {
             "record,valid,codes,messages,normalized,key",
             "1,true,,,abc,3",
             "2,false,TOY1,Only lowercase letters.,Bad,3",
-            #"3,false,TOY1,Only lowercase letters.,"q,""x","4""#,
+            #"3,false,TOY1,Only lowercase letters.,"q,""x",4"#,
         ])
     }
 
