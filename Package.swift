@@ -51,7 +51,7 @@ let package = Package(
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "SQLiteClaims",
+            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -62,5 +62,10 @@ let package = Package(
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate"]),
+        .testTarget(name: "FieldValidationTests", dependencies: [
+            "FieldValidation", "Diagnostics", "Patterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
     ]
 )
