@@ -61,11 +61,11 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// Runs the batch job and exits with its status (0 all valid, 1 some invalid, 2 unreadable).
-    func run(_ kind: FieldKind, context: PasswordContextOptions? = nil) throws {
+    func run(_ kind: FieldKind, context: PasswordContextOptions? = nil, appName: String? = nil) throws {
         let errors = OutputSink.standardError()
         let checker: any FieldChecker
         do {
-            checker = try FieldCheckers.make(kind, rulesDirectory: rules)
+            checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName)
         } catch {
             errors.write("validate: error: \(error)\n")
             throw ExitCode(2)
@@ -99,6 +99,14 @@ struct BatchOptions: ParsableArguments {
 }
 
 /// The kinds of field `validate` checks.
-enum FieldKind: Sendable {
+enum FieldKind: Sendable, CustomStringConvertible {
     case email, password, displayName
+
+    var description: String {
+        switch self {
+        case .email: "email"
+        case .password: "password"
+        case .displayName: "display-name"
+        }
+    }
 }

@@ -1,14 +1,54 @@
-// Connects the validators to the batch engine: one FieldChecker per kind of field.
+// Connects the FieldValidation validators to the batch engine: one FieldChecker per kind.
 import BatchValidation
+import FieldValidation
 
-/// A rule pack directory or validator that cannot be set up.
+/// A validator that cannot be set up (rule packs unreadable or invalid): exit status 2.
 struct CheckerSetupError: Error, CustomStringConvertible {
     var description: String
 }
 
 /// Builds the checker for a kind of field.
 enum FieldCheckers {
-    static func make(_ kind: FieldKind, rulesDirectory: String?) throws -> any FieldChecker {
-        throw CheckerSetupError(description: "the \(kind) validator is not available yet")
+    /// - Parameters:
+    ///   - kind: which validator.
+    ///   - rulesDirectory: `--rules DIR`, loaded on top of the shipped packs.
+    ///   - appName: the app's name (reserved as a display name).
+    /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
+    static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> any FieldChecker {
+        do throws(RulePackError) {
+            let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
+            switch kind {
+            case .displayName:
+                return DisplayNameChecker(validator: try DisplayNameValidator(packs: packs, appName: appName))
+            case .email, .password:
+                break
+            }
+        } catch {
+            throw CheckerSetupError(description: error.description)
+        }
+        throw CheckerSetupError(description: "the \(kind) validator is not available in this build")
+    }
+}
+
+extension FieldViolation {
+    init(_ violation: Violation) {
+        self.init(code: violation.code, rule: violation.rule, message: violation.message)
+    }
+}
+
+/// Display names: the byte entry point decides valid ASCII names without allocating; the
+/// normalized value and key are filled in only when the output shows them.
+struct DisplayNameChecker: FieldChecker {
+    let validator: DisplayNameValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let result = validator.validate(utf8: value)
+        var outcome = FieldOutcome(violations: result.violations.map(FieldViolation.init))
+        if detail == .full, result.isValid {
+            let name = result.normalized ?? String(decoding: value, as: UTF8.self)
+            outcome.normalized = name
+            outcome.key = result.key ?? validator.canonicalKey(name)
+        }
+        return outcome
     }
 }

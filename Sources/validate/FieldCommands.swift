@@ -39,10 +39,12 @@ struct DisplayNameCommand: ParsableCommand {
         abstract: "Check display names (3–30 of A–Z a–z 0–9 . _, period rules, reserved names).")
 
     @OptionGroup var batch: BatchOptions
+    @Option(name: .customLong("app-name"), help: "The app's name, reserved like the shipped reserved names.")
+    var appName: String?
 
     func validate() throws { try batch.check(for: .displayName) }
 
-    func run() throws { try batch.run(.displayName) }
+    func run() throws { try batch.run(.displayName, appName: appName) }
 }
 
 /// Where a password's context comes from: per-record fields or fixed values.
