@@ -52,11 +52,14 @@ import Testing
 struct ExampleValidators: Sendable {
     static let shared = ExampleValidators()
     let displayName = Result { () throws(RulePackError) in try DisplayNameValidator(appName: "RulesKit") }
+    let email = Result { () throws(RulePackError) in try EmailValidator() }
+    let password = Result { () throws(RulePackError) in try PasswordValidator(appName: "RulesKit") }
 
     func codes(_ field: Field, _ value: String) throws -> [String] {
         switch field {
         case .displayName: try displayName.get().validate(value).codes
-        case .email, .password: []
+        case .password: try password.get().validate(value).codes
+        case .email: try email.get().validate(value).codes
         }
     }
 }

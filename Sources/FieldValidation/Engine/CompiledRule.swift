@@ -18,8 +18,8 @@ struct CompiledRule: Sendable {
     let check: Check
     /// Values known when the pack is compiled (`min`, `max`), substituted into the message.
     let staticParameters: [String: String]
-    /// Index of an earlier rule whose violation makes this one skip.
-    let unless: Int?
+    /// Indices of earlier rules whose violation makes this one skip.
+    let unless: [Int]
     let definition: RuleDefinition
 
     /// The violation `input` commits against this rule, or nil. Rules whose subject is absent
@@ -36,9 +36,15 @@ struct CompiledRule: Sendable {
             }
         case let .mustNotMatch(pattern):
             do {
-                guard let range = try pattern.firstMatch(in: subject) else { return nil }
-                let bytes = Array(subject.utf8)[range]
-                parameters["match"] = String(decoding: bytes, as: UTF8.self)
+                let ranges = try pattern.allMatches(in: subject).filter { !$0.isEmpty }
+                guard let first = try ranges.first ?? pattern.firstMatch(in: subject) else { return nil }
+                // Never echo any part of a password.
+                if input.field != .password {
+                    let bytes = Array(subject.utf8)
+                    let texts = ranges.map { String(decoding: bytes[$0], as: UTF8.self) }
+                    parameters["match"] = String(decoding: bytes[first], as: UTF8.self)
+                    parameters["characters"] = displayCharacters(texts.flatMap(\.unicodeScalars))
+                }
             } catch {
                 parameters["error"] = "\(error)"
             }
@@ -63,6 +69,34 @@ struct CompiledRule: Sendable {
 
     func violation(_ parameters: [String: String]) -> Violation {
         Violation(code: code, rule: id, message: render(message, parameters), parameters: parameters)
+    }
+}
+
+/// Names characters for an end-user message, email-validator style: printable ones quoted
+/// (`'<'`), invisible ones by Unicode name or code point (`SPACE`, `ZERO WIDTH SPACE`, `U+0000`);
+/// each once, in order of first appearance.
+func displayCharacters<S: Sequence>(_ scalars: S) -> String where S.Element == Unicode.Scalar {
+    var seen = Set<Unicode.Scalar>()
+    var shown: [String] = []
+    for scalar in scalars where seen.insert(scalar).inserted {
+        shown.append(displayCharacter(scalar))
+    }
+    return shown.joined(separator: ", ")
+}
+
+/// One character for an end-user message (see ``displayCharacters(_:)``).
+func displayCharacter(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+         .decimalNumber, .letterNumber, .otherNumber,
+         .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+         .initialPunctuation, .finalPunctuation, .otherPunctuation,
+         .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+        return "'\(scalar)'"
+    default:
+        if let name = scalar.properties.name, !name.isEmpty { return name }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }
 
@@ -91,7 +125,7 @@ struct CompiledRuleSet: Sendable {
         var violations: [Violation] = []
         var violated = Array(repeating: false, count: rules.count)
         for (index, rule) in rules.enumerated() where !skip(index) {
-            if let other = rule.unless, violated[other] { continue }
+            if rule.unless.contains(where: { violated[$0] }) { continue }
             if let violation = rule.evaluate(input) {
                 violations.append(violation)
                 violated[index] = true
@@ -173,9 +207,11 @@ struct CompiledRuleSet: Sendable {
                 var span = location.span(of: "pattern")
                 if case let .compile(pcre, offset) = error {
                     // Point at the offset when the pattern is written plainly on one line.
-                    if location.file.text.utf8.count >= span.start + offset + 1,
-                       patternIsVerbatim(source, in: location.file, at: span) {
-                        span = SourceSpan(start: span.start + offset, end: span.start + offset + 1)
+                    // (A quoted scalar's span starts at its opening quote.)
+                    for start in [span.start, span.start + 1]
+                    where patternIsVerbatim(source, in: location.file, at: SourceSpan(start: start, end: start)) {
+                        span = SourceSpan(start: start + offset, end: start + offset + 1)
+                        break
                     }
                     sink.error("RP2004", "pattern of `\(rule.id)` does not compile at offset \(offset): \(pcre)",
                                file: location.file, span: span)
@@ -210,13 +246,14 @@ struct CompiledRuleSet: Sendable {
             }
             check = .swift(swiftRule)
         }
-        var unless: Int?
-        if let id = rule.unless {
-            unless = earlier.firstIndex(of: id)
-            if unless == nil {
+        var unless: [Int] = []
+        for id in rule.unless ?? [] {
+            guard let index = earlier.firstIndex(of: id) else {
                 sink.error("RP2011", "`unless` names `\(id)`, which is not an earlier rule", file: location.file,
                            span: location.span(of: "unless"), help: suggestion(for: id, in: Set(earlier)))
+                continue
             }
+            unless.append(index)
         }
         return CompiledRule(id: rule.id, code: code, message: message, target: target, check: check,
                             staticParameters: parameters, unless: unless, definition: rule)

@@ -78,8 +78,8 @@ public struct RuleDefinition: Sendable {
     public var swiftName: String?
     public var validExamples: [String]?
     public var invalidExamples: [String]?
-    /// The id of an earlier rule whose violation makes this one skip (no double reports).
-    public var unless: String?
+    /// Ids of earlier rules whose violation makes this one skip (no double reports).
+    public var unless: [String]?
     /// True when this entry overrides a rule of an earlier pack.
     public var isOverride: Bool
 

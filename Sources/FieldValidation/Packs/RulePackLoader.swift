@@ -209,7 +209,9 @@ private struct NodeReader {
         rule.includeAppName = bool(keys["include-app-name"], key: "include-app-name")
         rule.swiftName = string(keys["name"], key: "name")
         rule.isOverride = bool(keys["override"], key: "override") ?? false
-        rule.unless = string(keys["unless"], key: "unless")
+        if let node = keys["unless"] {
+            if case .sequence = node { rule.unless = strings(node, key: "unless") } else { rule.unless = string(node, key: "unless").map { [$0] } }
+        }
         if let path = string(keys["file"], key: "file") {
             rule.listFile = path
             do {

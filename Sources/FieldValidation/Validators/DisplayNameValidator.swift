@@ -14,6 +14,8 @@ import Patterns
 public struct DisplayNameValidator: Sendable {
     let rules: CompiledRuleSet
     let scanner: DisplayNameScanner?
+    /// The rules the scanner does not prove (list and Swift rules), run after it accepts.
+    private let tail: [TailRule]
     /// The app's name, reserved through `include-app-name` list rules.
     public let appName: String?
 
@@ -25,8 +27,16 @@ public struct DisplayNameValidator: Sendable {
     ///   - rules: Swift rules the packs may refer to with `kind: swift`.
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, appName: String? = nil, rules: [any FieldRule] = []) throws(RulePackError) {
-        self.rules = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName)
-        self.scanner = DisplayNameScanner(self.rules)
+        let compiled = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName)
+        let scanner = DisplayNameScanner(compiled)
+        self.rules = compiled
+        self.scanner = scanner
+        self.tail = compiled.rules.indices.compactMap { index in
+            guard scanner?.covered[index] != true else { return nil }
+            let rule = compiled.rules[index]
+            if case let .list(list) = rule.check { return TailRule(index: index, list: list, unless: rule.unless) }
+            return TailRule(index: index, list: nil, unless: rule.unless)
+        }
         self.appName = appName
     }
 
@@ -85,20 +95,29 @@ public struct DisplayNameValidator: Sendable {
         guard let scanner, scanner.accepts(bytes) else { return nil }
         var violations: [Violation] = []
         var violatedIndices: [Int] = []
-        for (index, rule) in rules.rules.enumerated() where !scanner.covered[index] {
-            if let other = rule.unless, violatedIndices.contains(other) { continue }
+        for rule in tail {
+            if !rule.unless.isEmpty, rule.unless.contains(where: violatedIndices.contains) { continue }
             let violation: Violation?
-            switch rule.check {
-            case let .list(list):
-                violation = list.contains(ascii: bytes) ? rule.violation(rule.staticParameters) : nil
-            default:
-                violation = rule.evaluate(input(name ?? String(decoding: bytes, as: UTF8.self)))
+            if let list = rule.list {
+                if !list.contains(ascii: bytes) { continue }
+                let compiled = rules.rules[rule.index]
+                violation = compiled.violation(compiled.staticParameters)
+            } else {
+                violation = rules.rules[rule.index].evaluate(input(name ?? String(decoding: bytes, as: UTF8.self)))
             }
             if let violation {
                 violations.append(violation)
-                violatedIndices.append(index)
+                violatedIndices.append(rule.index)
             }
         }
         return violations
+    }
+
+    /// A rule left to run after the scanner accepts; `list` is set for list rules, which are
+    /// probed with the bytes directly.
+    private struct TailRule: Sendable {
+        let index: Int
+        let list: KeyList?
+        let unless: [Int]
     }
 }
