@@ -20,13 +20,14 @@ enum FieldCheckers {
             switch kind {
             case .displayName:
                 return DisplayNameChecker(validator: try DisplayNameValidator(packs: packs, appName: appName))
-            case .email, .password:
-                break
+            case .email:
+                return EmailChecker(validator: try EmailValidator(packs: packs))
+            case .password:
+                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName))
             }
         } catch {
             throw CheckerSetupError(description: error.description)
         }
-        throw CheckerSetupError(description: "the \(kind) validator is not available in this build")
     }
 }
 
@@ -50,5 +51,27 @@ struct DisplayNameChecker: FieldChecker {
             outcome.key = result.key ?? validator.canonicalKey(name)
         }
         return outcome
+    }
+}
+
+/// Email addresses: `normalized` is the NFC local part and lowercased domain.
+struct EmailChecker: FieldChecker {
+    let validator: EmailValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let result = validator.validate(utf8: value)
+        return FieldOutcome(violations: result.violations.map(FieldViolation.init),
+                            normalized: detail == .full ? result.normalized : nil)
+    }
+}
+
+/// Passwords: only violations leave this checker, never the password or a normalized form.
+struct PasswordChecker: FieldChecker {
+    let validator: PasswordValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let passwordContext = PasswordContext(username: context.username, email: context.email, appName: context.appName)
+        let result = validator.validate(utf8: value, context: passwordContext)
+        return FieldOutcome(violations: result.violations.map(FieldViolation.init))
     }
 }

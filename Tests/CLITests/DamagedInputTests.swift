@@ -36,7 +36,10 @@ struct DamagedInputTests {
                 let records: Int = switch format {
                 case "jsonl": lines.filter { $0.hasPrefix("{") }.count
                 case "csv": lines.filter { $0.first?.isNumber == true }.count
-                default: lines.filter { $0.first?.isNumber == true && $0.contains(": ") }.count
+                default: lines.filter { line in
+                    let rest = line.drop { $0.isNumber }
+                    return rest.count < line.count && (rest.hasPrefix(": valid") || rest.hasPrefix(": invalid"))
+                }.count
                 }
                 #expect(records == damaged.records, "\(kind) --format \(format)")
                 #expect(run.status == 1, "\(kind) --format \(format): status")
