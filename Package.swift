@@ -54,6 +54,9 @@ let package = Package(
             "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
+        .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
+                          path: "Benchmarks/BatchEngineBench"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [

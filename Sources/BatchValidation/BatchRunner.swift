@@ -134,7 +134,7 @@ public final class BatchRunner {
         var headerRow: [UInt8]?
         if configuration.input == .csv, var first = try chunker.next() {
             let row = first.records.removeFirst()
-            if let damage = row.damage { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
+            if let damage = row.damage(limit: first.maxRecordBytes) { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
             headerRow = Array(first.bytes[row.start..<row.end])
             if !first.records.isEmpty { pending.append(first) }
         }
@@ -219,32 +219,38 @@ struct ChunkContext: Sendable {
         let perRecord = writer.options.format.isPerRecord
         if perRecord { result.output.reserveCapacity(chunk.records.count * 96) }
         let detail: OutcomeDetail = perRecord ? .full : .violationsOnly
-        let checksValueAgain: Bool = if case .lines = decoder.kind { false } else { true }
+        let isLines: Bool = if case .lines = decoder.kind { true } else { false }
+
+        /// Checks one decoded field and writes its output; returns whether it is valid.
+        func check(_ fields: DecodedFields, _ number: Int, _ output: inout [UInt8]) -> Verdict {
+            // INVARIANT: line records were scanned whole; decoded CSV/JSONL fields may still be
+            // empty or hold an escaped NUL.
+            if !isLines, let damage = InputDamage.scanDecoded(fields.value) {
+                return emit(.damaged(damage), number, nil, &output)
+            }
+            let context = isLines ? fixed : fields.context.filled(from: fixed)
+            return emit(.checked(checker.check(fields.value, context: context, detail: detail)), number, fields.value, &output)
+        }
+
+        func emit(_ verdict: Verdict, _ number: Int, _ value: UnsafeRawBufferPointer?, _ output: inout [UInt8]) -> Verdict {
+            if perRecord { writer.record(file: file, number: number, value: value, verdict: verdict, into: &output) }
+            return verdict
+        }
+
         chunk.bytes.withUnsafeBytes { all in
-            for (offset, raw) in chunk.records.enumerated() {
+            for offset in chunk.records.indices {
+                let raw = chunk.records[offset]
                 let number = chunk.firstNumber + offset
-                var verdict: Verdict
-                if let damage = raw.damage ?? InputDamage.scan(UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])) {
-                    verdict = .damaged(damage)
-                    writer.record(file: file, number: number, value: nil, verdict: verdict, into: &result.output)
+                let record = UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])
+                let verdict: Verdict
+                if let damage = raw.damage(limit: chunk.maxRecordBytes) ?? InputDamage.scan(record) {
+                    verdict = emit(.damaged(damage), number, nil, &result.output)
+                } else if isLines {
+                    verdict = check(DecodedFields(value: record, context: fixed), number, &result.output)
                 } else {
-                    let record = UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])
-                    let decoded = decoder.withFields(record) { fields -> Verdict in
-                        if checksValueAgain, let damage = InputDamage.scanDecoded(fields.value) {
-                            let verdict = Verdict.damaged(damage)
-                            writer.record(file: file, number: number, value: nil, verdict: verdict, into: &result.output)
-                            return verdict
-                        }
-                        let outcome = checker.check(fields.value, context: fields.context.filled(from: fixed), detail: detail)
-                        let verdict = Verdict.checked(outcome)
-                        writer.record(file: file, number: number, value: fields.value, verdict: verdict, into: &result.output)
-                        return verdict
-                    }
-                    switch decoded {
+                    switch decoder.withFields(record, { check($0, number, &result.output) }) {
                     case let .success(checked): verdict = checked
-                    case let .failure(damage):
-                        verdict = .damaged(damage)
-                        writer.record(file: file, number: number, value: nil, verdict: verdict, into: &result.output)
+                    case let .failure(damage): verdict = emit(.damaged(damage), number, nil, &result.output)
                     }
                 }
                 result.tally.add(verdict)

@@ -13,10 +13,24 @@ enum Framing: Sendable {
 }
 
 /// One framed record: a byte range in its chunk, or damage found while framing.
+///
+/// Plain data (no references), so arrays of records cost no reference counting.
 struct RawRecord: Sendable {
+    /// Damage the framing itself found.
+    enum Flaw: UInt8, Sendable { case none, tooLong, unclosedQuote }
+
     var start: Int
     var end: Int
-    var damage: InputDamage?
+    var flaw = Flaw.none
+
+    /// The damage for this record, given the chunker's byte limit.
+    func damage(limit: Int) -> InputDamage? {
+        switch flaw {
+        case .none: nil
+        case .tooLong: .tooLong(limit: limit)
+        case .unclosedQuote: .malformedCSV("a quoted field is not closed")
+        }
+    }
 }
 
 /// A run of consecutive records sharing one byte buffer; the unit of parallel work.
@@ -25,6 +39,8 @@ struct RecordChunk: Sendable {
     var records: [RawRecord]
     /// The 1-based number of `records[0]` within its input.
     var firstNumber: Int
+    /// The byte limit records were framed with (for ``InputDamage/tooLong(limit:)``).
+    var maxRecordBytes: Int
 }
 
 /// Splits an input into chunks of records, streaming: memory stays bounded by the chunk size
@@ -84,7 +100,7 @@ final class RecordChunker {
                 continue
             }
             if buffer.count - start > maxRecordBytes {
-                records.append(RawRecord(start: start, end: start, damage: .tooLong(limit: maxRecordBytes)))
+                records.append(RawRecord(start: start, end: start, flaw: .tooLong))
                 buffer.removeSubrange(start...)
                 skipping = true
                 continue
@@ -92,7 +108,7 @@ final class RecordChunker {
             if atEnd, framing == .csv, let newline = find(UInt8(ascii: "\n"), in: buffer, from: start) {
                 // A quote left open until the end of the input was a stray one: report its
                 // line as malformed and frame the following lines afresh instead of losing them.
-                records.append(RawRecord(start: start, end: start, damage: .malformedCSV("a quoted field is not closed")))
+                records.append(RawRecord(start: start, end: start, flaw: .unclosedQuote))
                 start = newline + 1
                 scanFrom = start
                 csvState = CSVScanState()
@@ -112,7 +128,7 @@ final class RecordChunker {
             buffer.removeSubrange(start...)
         }
         guard !records.isEmpty else { return nil }
-        let chunk = RecordChunk(bytes: buffer, records: records, firstNumber: nextNumber)
+        let chunk = RecordChunk(bytes: buffer, records: records, firstNumber: nextNumber, maxRecordBytes: maxRecordBytes)
         nextNumber += records.count
         return chunk
     }
@@ -129,11 +145,11 @@ final class RecordChunker {
     /// A record ending before `end` (the terminator's index), with a trailing CR dropped.
     private func frame(_ buffer: [UInt8], _ start: Int, _ end: Int) -> RawRecord {
         if end - start > maxRecordBytes {
-            return RawRecord(start: start, end: start, damage: .tooLong(limit: maxRecordBytes))
+            return RawRecord(start: start, end: start, flaw: .tooLong)
         }
         var last = end
         if last > start, buffer[last - 1] == UInt8(ascii: "\r") { last -= 1 }
-        return RawRecord(start: start, end: last, damage: nil)
+        return RawRecord(start: start, end: last)
     }
 
     /// The index of the byte that ends the record starting at `start`, if it is in `buffer`.
