@@ -61,7 +61,7 @@ final class RecordChunker {
     private var skipping = false
     private var nextNumber = 1
 
-    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 512 * 1024, maxRecordsPerChunk: Int = 8192) {
+    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 256 * 1024, maxRecordsPerChunk: Int = 32768) {
         self.input = input
         self.framing = framing
         self.maxRecordBytes = max(1, maxRecordBytes)

@@ -6,19 +6,38 @@ public struct Tally: Sendable, Hashable {
     public var valid = 0
     /// Records with at least one violation or damage.
     public var invalid: Int { records - valid }
-    /// How often each violation code occurred.
-    public var codes: [String: Int] = [:]
+    // A short list searched linearly: a run sees a handful of distinct codes, and comparing
+    // strings that share storage is cheaper than hashing them for every violation.
+    private var counts: [CodeCount] = []
+
+    private struct CodeCount: Sendable, Hashable {
+        var code: String
+        var count: Int
+    }
 
     /// An empty tally.
     public init() {}
 
+    /// How often each violation code occurred.
+    public var codes: [String: Int] {
+        Dictionary(counts.map { ($0.code, $0.count) }, uniquingKeysWith: +)
+    }
+
     mutating func add(_ verdict: Verdict) {
         records += 1
         switch verdict {
-        case let .damaged(damage): codes[damage.code, default: 0] += 1
+        case let .damaged(damage): count(damage.code, 1)
         case let .checked(outcome):
             if outcome.isValid { valid += 1 }
-            for violation in outcome.violations { codes[violation.code, default: 0] += 1 }
+            for violation in outcome.violations { count(violation.code, 1) }
+        }
+    }
+
+    private mutating func count(_ code: String, _ amount: Int) {
+        if let index = counts.firstIndex(where: { $0.code == code }) {
+            counts[index].count += amount
+        } else {
+            counts.append(CodeCount(code: code, count: amount))
         }
     }
 
@@ -26,7 +45,7 @@ public struct Tally: Sendable, Hashable {
     public mutating func merge(_ other: Tally) {
         records += other.records
         valid += other.valid
-        codes.merge(other.codes, uniquingKeysWith: +)
+        for entry in other.counts { count(entry.code, entry.count) }
     }
 
     /// Codes ordered by count (highest first), then by code.
