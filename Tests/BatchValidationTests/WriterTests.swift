@@ -92,3 +92,14 @@ struct WriterTests {
         #expect(readFile(errPath) == "validate: error: /nonexistent/file.txt: No such file or directory\nvalidate: error: /tmp: is a directory\n")
     }
 }
+
+@Suite("Text colour")
+struct ColourTests {
+    @Test("colour marks valid green and invalid red only when asked")
+    func colour() throws {
+        let coloured = try runBatch("abc\nBad\n", BatchConfiguration(writer: WriterOptions(format: .text, color: true)))
+        #expect(lines(coloured.output).prefix(2) == ["1: \u{1B}[32mvalid\u{1B}[0m \"abc\"", "2: \u{1B}[31minvalid\u{1B}[0m \"Bad\": Only lowercase letters. [TOY1]"])
+        let plain = try runBatch("abc\nBad\n", BatchConfiguration(writer: WriterOptions(format: .text, color: false)))
+        #expect(!plain.output.contains("\u{1B}"))
+    }
+}
