@@ -47,16 +47,24 @@ let package = Package(
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "RulesTesting", dependencies: [
+            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+        ]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims",
+            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
         .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
                           path: "Benchmarks/BatchEngineBench"),
+
+        // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
+        .target(name: "FuzzHarness", dependencies: ["Patterns"]),
+        .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
@@ -65,10 +73,18 @@ let package = Package(
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate"]),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "FieldValidationTests", dependencies: [
             "FieldValidation", "Diagnostics", "Patterns",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
+        ]),
+        .testTarget(name: "RulesLanguageTests", dependencies: [
+            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesTestingTests", dependencies: [
+            "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
     ]
 )

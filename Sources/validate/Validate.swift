@@ -12,5 +12,6 @@ struct Validate: ParsableCommand {
             EmailCommand.self,
             PasswordCommand.self,
             DisplayNameCommand.self,
+            RulesCommand.self,
         ])
 }
