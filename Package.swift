@@ -57,9 +57,12 @@ let package = Package(
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "SQLiteClaims", "RulesTesting",
+            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
+        .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
+                          path: "Benchmarks/BatchEngineBench"),
 
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: ["Patterns"]),
@@ -69,6 +72,9 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
+        // Runs the built `validate` binary against golden transcripts in corpus/cli/.
+        .testTarget(name: "CLITests", dependencies: ["validate"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "FieldValidationTests", dependencies: [
             "FieldValidation", "Diagnostics", "Patterns",
