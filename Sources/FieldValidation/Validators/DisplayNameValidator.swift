@@ -86,13 +86,13 @@ public struct DisplayNameValidator: Sendable {
     }
 
     private func input(_ name: String) -> FieldInput {
-        FieldInput(field: .displayName, raw: name, subjects: ["value": name], appName: appName)
+        FieldInput(field: .displayName, value: name, appName: appName)
     }
 
     /// The violations of a name the scanner accepts (only list and Swift rules can still fail),
     /// or nil when the scanner is off or does not accept it.
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?) -> [Violation]? {
-        guard let scanner, scanner.accepts(bytes) else { return nil }
+        guard scanner?.accepts(bytes) == true else { return nil }
         var violations: [Violation] = []
         var violatedIndices: [Int] = []
         for rule in tail {
@@ -114,10 +114,16 @@ public struct DisplayNameValidator: Sendable {
     }
 
     /// A rule left to run after the scanner accepts; `list` is set for list rules, which are
-    /// probed with the bytes directly.
-    private struct TailRule: Sendable {
+    /// probed with the bytes directly. A class, so iterating costs one reference count.
+    private final class TailRule: Sendable {
         let index: Int
         let list: KeyList?
         let unless: [Int]
+
+        init(index: Int, list: KeyList?, unless: [Int]) {
+            self.index = index
+            self.list = list
+            self.unless = unless
+        }
     }
 }
