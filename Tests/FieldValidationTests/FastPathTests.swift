@@ -8,12 +8,12 @@ import Testing
 
     /// Characters that exercise every rule: allowed ones (often), periods (to make `..` likely),
     /// look-alikes, and a few invalid or non-ASCII characters.
-    static let alphabet: [Character] = Array("aAdmnir1l0oO_..._xyzZ9") + ["-", " ", "é", "\n", "ｊ", "\u{212A}"]
+    static let alphabet: [Character] = Array("aAdmnirRNI|1l0oO_..._xyzZ9tsu") + ["-", " ", "\t", "é", "\n", "ｊ", "\u{212A}", "😀"]
 
     @Test func fusedPathAgreesWithRuleByRuleOnGeneratedNames() async throws {
         let validator = try Self.validator.get()
         let gen = Gen.int(in: 0...(Self.alphabet.count - 1)).array(of: 0...34)
-        await propertyCheck(count: 2000, input: gen) { indices in
+        await propertyCheck(count: 3000, input: gen) { indices in
             let name = String(indices.map { Self.alphabet[$0] })
             let fast = validator.validate(name)
             let reference = validator.validateRuleByRule(name)

@@ -4,14 +4,26 @@ import Foundation
 enum Keys {
     /// ASCII letters lowercased; every other character kept (`.` and `_` stay significant).
     static func canonical(_ value: String) -> String {
-        let utf8 = value.utf8
-        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
-            var count = 0
-            for byte in utf8 {
-                buffer[count] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                count += 1
+        var copy = value
+        return copy.withUTF8 { canonical(UnsafeRawBufferPointer($0), original: value) }
+    }
+
+    /// The canonical key of `bytes`, which are the UTF-8 of `original`: `original` itself when
+    /// it has no ASCII capital (no allocation), else a lowercased copy.
+    @inline(__always)
+    static func canonical(_ bytes: UnsafeRawBufferPointer, original: String) -> String {
+        var hasCapital = false
+        for byte in bytes where byte &- 0x41 < 26 {
+            hasCapital = true
+            break
+        }
+        guard hasCapital else { return original }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                buffer[i] = byte &- 0x41 < 26 ? byte | 0x20 : byte
             }
-            return count
+            return bytes.count
         }
     }
 
@@ -62,7 +74,8 @@ enum Keys {
     }
 }
 
-/// A list of keys that can be probed with ASCII bytes without allocating.
+/// The keys of a `list` rule: a `Set` for strings and a ``ByteKeyTable`` for the display-name
+/// fast path, which probes with bytes.
 ///
 /// A class: validators hand it around on every name, and one reference count is cheaper than
 /// one per stored collection.
@@ -71,7 +84,7 @@ final class KeyList: Sendable {
     let entries: Set<String>
     /// The longest entry in UTF-8 bytes: longer probes cannot match.
     let maxLength: Int
-    private let table: ByteKeyTable
+    let table: ByteKeyTable
 
     init(kind: ListKey, entries: [String]) {
         self.kind = kind
@@ -82,35 +95,6 @@ final class KeyList: Sendable {
     }
 
     func contains(_ value: String) -> Bool { entries.contains(Keys.key(kind, value)) }
-
-    /// Membership of pure-ASCII bytes (the caller guarantees ASCII): the key is built in a
-    /// stack buffer and looked up in a byte hash table, so nothing is allocated.
-    func contains(ascii bytes: UnsafeRawBufferPointer) -> Bool {
-        var start = 0, end = bytes.count
-        if kind == .nfkcCasefold {
-            // ASCII is NFKC-stable; only whitespace trimming and case remain.
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        }
-        let length = end - start
-        // A look-alike key can shrink (`rn` → `m`) to half the length, never below.
-        guard length <= (kind == .lookalike ? maxLength * 2 : maxLength) else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(1, length)) { buffer in
-            var count = 0
-            if kind == .lookalike {
-                Keys.lookalikeBytes(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) { buffer[count] = $0; count += 1 }
-            } else {
-                for i in start..<end {
-                    let byte = bytes[i]
-                    buffer[count] = kind != .exact && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                    count += 1
-                }
-            }
-            return table.contains(UnsafeBufferPointer(rebasing: buffer[0..<count]))
-        }
-    }
-
-    private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 }
 
 /// An immutable open-addressing hash set of byte strings (FNV-1a, linear probing), probed
@@ -147,14 +131,19 @@ final class ByteKeyTable: @unchecked Sendable {
         slots.deallocate()
     }
 
+    static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    /// FNV-1a.
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        var hash = offsetBasis
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
         return hash
     }
 
-    func contains(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
+    /// Whether `key`, whose FNV-1a hash is `hash`, is in the table.
+    func contains(_ key: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Bool {
+        var index = Int(truncatingIfNeeded: hash) & mask
         while true {
             let slot = slots[index]
             if slot == 0 { return false }
