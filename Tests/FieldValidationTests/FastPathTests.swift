@@ -29,8 +29,11 @@ import Testing
         let reserved = try #require(EmbeddedRulePacks.files["lists/reserved-names.txt"])
         for line in reserved.split(separator: "\n") where !line.hasPrefix("#") {
             let name = String(line)
-            for variant in [name, name.uppercased(), name.replacingOccurrences(of: "i", with: "1"),
-                            name.replacingOccurrences(of: "o", with: "0"), name.replacingOccurrences(of: "m", with: "rn")] {
+            let rn = name.replacingOccurrences(of: "m", with: "rn")
+            let variants = [name, name.uppercased(), name.replacingOccurrences(of: "i", with: "1"),
+                            name.replacingOccurrences(of: "o", with: "0"), rn, rn.uppercased(), "x" + rn, rn + "x",
+                            name.replacingOccurrences(of: "l", with: "I"), name + "_", String(name.dropLast())]
+            for variant in variants {
                 #expect(validator.validate(variant) == validator.validateRuleByRule(variant), "\(variant)")
             }
         }

@@ -34,9 +34,11 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let maxInputLength: Int
         /// Prefilter: which bytes start / end some key, and which key lengths (< 64) exist.
         /// A name whose key cannot match them skips the table lookup; no false negatives.
-        let firstBytes: (UInt64, UInt64)
         let lastBytes: (UInt64, UInt64)
         let keyLengths: UInt64
+        /// Which first two key bytes occur (bit `b0 * 128 + b1`; `b1` is 0 for one-byte keys):
+        /// 2 KiB, owned by the fast path.
+        let prefixes: UnsafeMutablePointer<UInt64>
     }
 
     let decisions: [Decision]
@@ -108,20 +110,27 @@ final class DisplayNameFastPath: @unchecked Sendable {
         self.maxLength = maxLength
     }
 
-    deinit { probes.deallocate() }
+    deinit {
+        for index in 0..<probes.count { probes[index].prefixes.deallocate() }
+        probes.deallocate()
+    }
 
     private static func probe(for list: KeyList) -> Probe {
-        var first: (UInt64, UInt64) = (0, 0), last: (UInt64, UInt64) = (0, 0), lengths: UInt64 = 0
+        var last: (UInt64, UInt64) = (0, 0), lengths: UInt64 = 0
+        let prefixes = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+        prefixes.initialize(repeating: 0, count: 256)
         for key in list.entries {
             let bytes = Array(key.utf8)
-            guard let head = bytes.first, let tail = bytes.last else { continue }
-            insert(head, into: &first)
+            // Keys with non-ASCII bytes can never equal the key of an ASCII name.
+            guard let tail = bytes.last, bytes.allSatisfy({ $0 < 128 }) else { continue }
             insert(tail, into: &last)
             lengths |= bytes.count < 64 ? 1 << UInt64(bytes.count) : 1 << 63
+            let bit = Int(bytes[0]) * 128 + (bytes.count > 1 ? Int(bytes[1]) : 0)
+            prefixes[bit >> 6] |= 1 << UInt64(bit & 63)
         }
         return Probe(kind: list.kind, table: Unmanaged.passUnretained(list.table),
                      maxInputLength: list.kind == .lookalike ? list.maxLength * 2 : list.maxLength,
-                     firstBytes: first, lastBytes: last, keyLengths: lengths)
+                     lastBytes: last, keyLengths: lengths, prefixes: prefixes)
     }
 
     /// Adds an ASCII byte to a 128-bit set (non-ASCII key bytes are never probed with).
@@ -315,14 +324,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         }
     }
 
-    /// The prefilter: false when the key of this ASCII name certainly is not in the list.
+    /// The prefilter: false when the key of this ASCII name certainly is not in the list
+    /// (its length, first two bytes or last byte occur in no key).
     @inline(__always)
     private static func mayBeListed(_ input: UnsafePointer<UInt8>, _ count: Int, _ probe: Probe) -> Bool {
         let fold = probe.kind != .exact
+        let lookalike = probe.kind == .lookalike
         @inline(__always) func key(_ byte: UInt8) -> UInt8 {
             var byte = byte
             if fold, byte &- 0x41 < 26 { byte |= 0x20 }
-            if probe.kind == .lookalike {
+            if lookalike {
                 switch byte {
                 case UInt8(ascii: "1"), UInt8(ascii: "i"), UInt8(ascii: "|"): byte = UInt8(ascii: "l")
                 case UInt8(ascii: "0"): byte = UInt8(ascii: "o")
@@ -331,16 +342,24 @@ final class DisplayNameFastPath: @unchecked Sendable {
             }
             return byte
         }
-        var first = key(input[0])
+        @inline(__always) func pairsRN(_ at: Int) -> Bool {
+            lookalike && at + 1 < count && input[at] | 0x20 == UInt8(ascii: "r") && input[at + 1] | 0x20 == UInt8(ascii: "n")
+        }
+        // First two key bytes: `rn` → `m` may consume two input bytes.
+        var first = key(input[0]), next = 1
+        if pairsRN(0) { first = UInt8(ascii: "m"); next = 2 }
+        var second: UInt8 = 0
+        if next < count { second = pairsRN(next) ? UInt8(ascii: "m") : key(input[next]) }
+        let bit = Int(first) * 128 + Int(second)
+        guard (probe.prefixes[bit >> 6] >> UInt64(bit & 63)) & 1 == 1 else { return false }
         var last = key(input[count - 1])
         var lengths: UInt64 = count < 64 ? 1 << UInt64(count) : 1 << 63
-        if probe.kind == .lookalike {
-            // `rn` → `m` can change the first and last key byte and shrink the key to count/2.
-            if count > 1, first == UInt8(ascii: "r"), input[1] | 0x20 == UInt8(ascii: "n") { first = UInt8(ascii: "m") }
+        if lookalike {
+            // `rn` → `m` can change the last key byte and shrink the key to count/2.
             if count > 1, last == UInt8(ascii: "n"), input[count - 2] | 0x20 == UInt8(ascii: "r") { last = UInt8(ascii: "m") }
             let shortest = (count + 1) / 2
             lengths = count < 64 ? (UInt64.max >> UInt64(63 - count)) & ~((1 << UInt64(shortest)) - 1) : UInt64.max
         }
-        return probe.keyLengths & lengths != 0 && contains(probe.firstBytes, first) && contains(probe.lastBytes, last)
+        return probe.keyLengths & lengths != 0 && contains(probe.lastBytes, last)
     }
 }
