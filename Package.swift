@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)
@@ -46,18 +47,40 @@ let package = Package(
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .target(name: "PostgresClaims", dependencies: [
+            "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "SQLiteClaims",
+            "RulesKit", "BatchValidation", "SQLiteClaims", "PostgresClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+
+        // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
+        .executableTarget(name: "ClaimsBenchmark", dependencies: [
+            "Availability", "SQLiteClaims", "PostgresClaims",
+        ]),
+
+        // MARK: - Test support (shared by the claim-store test targets; not a product)
+        .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "AvailabilityTests", dependencies: [
+            "Availability", "ClaimStoreTesting",
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        ]),
+        .testTarget(name: "SQLiteClaimsTests", dependencies: [
+            "SQLiteClaims", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "PostgresClaimsTests", dependencies: [
+            "PostgresClaims", "Availability", "ClaimStoreTesting",
         ]),
     ]
 )
