@@ -55,13 +55,13 @@ let package = Package(
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "SQLiteClaims", "PostgresClaims",
+            "RulesKit", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
-            "Availability", "SQLiteClaims", "PostgresClaims",
+            "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
         ]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
