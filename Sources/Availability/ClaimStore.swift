@@ -119,8 +119,8 @@ extension ClaimStore {
     /// override this.
     public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
         var available: [String] = []
-        for name in names where try await availability(of: name).isAvailable {
-            available.append(name)
+        for name in names {
+            if try await availability(of: name).isAvailable { available.append(name) }
         }
         return available
     }

@@ -27,6 +27,7 @@ struct Settings {
 }
 
 /// Runs `count` operations spread over `clients` stores, all clients at once; returns ops/s.
+@discardableResult
 func measure(_ label: String, clients stores: [any ClaimStore], count: Int,
              _ operation: @escaping @Sendable (any ClaimStore, Int) async throws -> Void) async throws -> Double {
     let start = ContinuousClock.now
@@ -41,7 +42,8 @@ func measure(_ label: String, clients stores: [any ClaimStore], count: Int,
     let elapsed = start.duration(to: .now)
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let rate = Double(count) / seconds
-    print(String(format: "%-34@ %8d ops in %7.3f s = %9.0f ops/s", label as NSString, count, seconds, rate))
+    print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
+          + String(format: " %8d ops in %7.3f s = %9.0f ops/s", count, seconds, rate))
     return rate
 }
 

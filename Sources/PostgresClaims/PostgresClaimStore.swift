@@ -273,7 +273,7 @@ public final class PostgresClaimStore: ClaimStore {
                     try await connection.query("COMMIT", logger: self.logger)
                     return value
                 } catch {
-                    try? await connection.query("ROLLBACK", logger: self.logger)
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
                     throw error
                 }
             }

@@ -32,12 +32,13 @@ struct NamesCommand: ParsableCommand {
 
         func run() throws {
             let names = names
+            let format = options.format
             try options.withStore { store in
                 var allAvailable = true
                 for (index, name) in names.enumerated() {
                     let answer = try await store.availability(of: name)
                     allAvailable = allAvailable && answer.isAvailable
-                    options.emit(NamesOutput.check(answer, record: index + 1))
+                    NamesOutput.write(.check(answer, record: index + 1), format)
                 }
                 return allAvailable ? 0 : 1
             }
@@ -67,9 +68,10 @@ struct NamesCommand: ParsableCommand {
         func run() throws {
             if input == nil, let user {
                 let name = argument
-                try options.withStore { store in
+                let format = options.format
+            try options.withStore { store in
                     let outcome = try await store.claim(name, by: user)
-                    options.emit(NamesOutput.claim(outcome, record: 1))
+                    NamesOutput.write(.claim(outcome, record: 1), format)
                     return outcome.succeeded ? 0 : 1
                 }
                 return
@@ -81,6 +83,7 @@ struct NamesCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("validate: error: \(error)\n".utf8))
                 throw ExitCode(2)
             }
+            let format = options.format
             try options.withStore { store in
                 var refused = false
                 for (index, record) in records.enumerated() {
@@ -92,7 +95,7 @@ struct NamesCommand: ParsableCommand {
                         outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
                     }
                     refused = refused || !outcome.succeeded
-                    options.emit(NamesOutput.claim(outcome, record: index + 1))
+                    NamesOutput.write(.claim(outcome, record: index + 1), format)
                 }
                 return refused ? 1 : 0
             }
@@ -108,9 +111,10 @@ struct NamesCommand: ParsableCommand {
 
         func run() throws {
             let (name, user) = (name, user)
+            let format = options.format
             try options.withStore { store in
                 let outcome = try await store.release(name, by: user)
-                options.emit(NamesOutput.claim(outcome, record: 1))
+                NamesOutput.write(.claim(outcome, record: 1), format)
                 return outcome.succeeded ? 0 : 1
             }
         }
@@ -126,9 +130,10 @@ struct NamesCommand: ParsableCommand {
 
         func run() throws {
             let (old, new, user) = (old, new, user)
+            let format = options.format
             try options.withStore { store in
                 let outcome = try await store.rename(from: old, to: new, by: user)
-                options.emit(NamesOutput.claim(outcome, record: 1))
+                NamesOutput.write(.claim(outcome, record: 1), format)
                 return outcome.succeeded ? 0 : 1
             }
         }
@@ -153,15 +158,9 @@ struct NamesOptions: ParsableArguments {
     @Option(help: "Output: text or jsonl (one object per name, in input order).")
     var format: NamesOutputFormat = .text
 
-    /// Writes one result line.
-    func emit(_ output: NamesOutput) {
-        let line = format == .jsonl ? output.json : output.text
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
     /// Opens the store, runs `body`, and exits with the status it returns; a store that cannot be
     /// opened or reached exits 2, a malformed `--store` exits 64.
-    func withStore(_ body: @escaping @Sendable (any ClaimStore) async throws(ClaimStoreError) -> Int32) throws {
+    func withStore(_ body: @escaping @Sendable (any ClaimStore) async throws -> Int32) throws {
         let spec = store
         let status: Int32 = waitFor {
             let opened: any ClaimStore
@@ -202,7 +201,8 @@ struct NamesOptions: ParsableArguments {
     }
 
     /// Prints a store error (never a password: locations print without it) and picks the exit status.
-    private static func report(_ error: ClaimStoreError) -> Int32 {
+    private static func report(_ error: any Error) -> Int32 {
+        let error = error as? ClaimStoreError ?? ClaimStoreError(.failed, "unexpected \(type(of: error)); please report it")
         FileHandle.standardError.write(Data("validate: \(error)\n".utf8))
         return error.kind == .badLocation ? 64 : 2
     }
@@ -212,6 +212,12 @@ struct NamesOptions: ParsableArguments {
 enum NamesOutput {
     case check(NameAvailability, record: Int)
     case claim(ClaimOutcome, record: Int)
+
+    /// Writes one result line to stdout.
+    static func write(_ output: NamesOutput, _ format: NamesOutputFormat) {
+        let line = format == .jsonl ? output.json : output.text
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 
     /// `{"record", "name", "key", "available"}` or `{"record", "name", "key", "claimed", "owner", "errors"}`.
     var json: String {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One case of corpus/availability/checker.marbles (the file's header explains the notation).
 struct MarbleCase: Sendable, CustomTestStringConvertible {

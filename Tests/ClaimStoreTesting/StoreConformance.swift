@@ -84,7 +84,8 @@ public enum StoreConformance {
             try require(try await store.owner(of: "gina") == nil, "old name still held")
             try require(try await store.owner(of: "ivy")?.owner == "u1", "new name not held")
             let recase = try await store.rename(from: "ivy", to: "IVY", by: "u1")
-            try require(recase.claimed && (try await store.owner(of: "ivy"))?.name == "IVY", "rename to same key: \(recase)")
+            let recased = try await store.owner(of: "ivy")
+            try require(recase.claimed && recased?.name == "IVY", "rename to same key: \(recase), held as \(String(describing: recased))")
         },
     ]
 }

@@ -43,14 +43,16 @@ struct PostgresLocationTests {
         "mysql://a@h/db", "postgres://h/db", "postgres://a@h", "postgres://a@h/db?sslmode=maybe", "postgres://a@h/db?schema=Bad-Name",
     ])
     func malformedLocationsAreRefused(_ url: String) {
-        #expect { try PostgresLocation(url: url) } throws: { error in (error as? ClaimStoreError)?.kind == .badLocation }
+        let error = #expect(throws: ClaimStoreError.self) { try PostgresLocation(url: url) }
+        #expect(error?.kind == .badLocation)
     }
 
     @Test func aClosedPortIsUnreachable() async throws {
         let location = try PostgresLocation(url: "postgres://app:pw@127.0.0.1:1/appdb?sslmode=disable")
         let store = PostgresClaimStore(location: location, policy: TestDisplayNamePolicy(), connectTimeout: .seconds(3))
         defer { store.shutdown() }
-        await #expect { try await store.prepare() } throws: { error in (error as? ClaimStoreError)?.kind == .unreachable }
+        let error = await #expect(throws: ClaimStoreError.self) { try await store.prepare() }
+        #expect(error?.kind == .unreachable)
     }
 }
 

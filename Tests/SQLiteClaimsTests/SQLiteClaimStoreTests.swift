@@ -30,15 +30,15 @@ struct SQLiteClaimStoreTests {
         defer { directory.remove() }
         let path = directory.path("garbage.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-        #expect { try SQLiteClaimStore(path: path, policy: policy) } throws: { error in
-            (error as? ClaimStoreError)?.kind == .failed
-        }
+        let error = #expect(throws: ClaimStoreError.self) { try SQLiteClaimStore(path: path, policy: policy) }
+        #expect(error?.kind == .failed)
     }
 
     @Test func aMissingDirectoryIsUnreachable() {
-        #expect { try SQLiteClaimStore(path: "/nonexistent-ruleskit-dir/names.sqlite", policy: policy) } throws: { error in
-            (error as? ClaimStoreError)?.kind == .unreachable
+        let error = #expect(throws: ClaimStoreError.self) {
+            try SQLiteClaimStore(path: "/nonexistent-ruleskit-dir/names.sqlite", policy: policy)
         }
+        #expect(error?.kind == .unreachable)
     }
 
     @Test func claimRaceFromEightConnections() async throws {
