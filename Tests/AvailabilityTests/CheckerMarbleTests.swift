@@ -14,7 +14,7 @@ actor StateRecorder {
 struct CheckerMarbleTests {
     @Test("marble cases", arguments: try MarbleCase.load())
     @MainActor func marble(_ marble: MarbleCase) async throws {
-        try await withMainSerialExecutor {
+        await withMainSerialExecutor {
             let clock = TestClock()
             let start = clock.now
             let store = ScriptedStore(clock: clock, taken: marble.taken, delays: marble.delays, failures: marble.failures)

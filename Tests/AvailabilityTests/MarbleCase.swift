@@ -1,3 +1,4 @@
+import ClaimStoreTesting
 import Foundation
 import Testing
 

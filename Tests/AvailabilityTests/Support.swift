@@ -72,12 +72,3 @@ func render(_ state: AvailabilityState) -> String {
     case .failed(let name, let error): "failed(\(name): \(error.code))"
     }
 }
-
-/// The package root, found from this file.
-func packageRoot(_ file: String = #filePath) -> URL {
-    var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path), url.path != "/" {
-        url.deleteLastPathComponent()
-    }
-    return url
-}

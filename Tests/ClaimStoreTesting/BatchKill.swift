@@ -66,19 +66,19 @@ public enum BatchKill {
         return process.terminationStatus
     }
 
-    /// Checks the store after a killed batch: every record's name is free or held by that
-    /// record's user, and every name reported claimed is held.
-    public static func verify(_ store: any ClaimStore, records: [(name: String, user: String)], reportedClaimed: [String]) async throws {
-        var held = 0
-        for record in records {
-            guard let holder = try await store.owner(of: record.name) else { continue }
-            held += 1
-            try require(holder.owner == record.user && holder.name == record.name, "\(record.name) held as \(holder)")
+    /// Checks the claims left after a killed batch: every record's name is free or held by that
+    /// record's user under its display form, nothing else is held, and every name reported
+    /// claimed is held.
+    public static func verify(_ claims: [Claim], records: [(name: String, user: String)], reportedClaimed: [String]) throws {
+        let expected = Dictionary(uniqueKeysWithValues: records.map { ($0.name.lowercased(), $0) })
+        for claim in claims {
+            guard let record = expected[claim.key] else { throw CheckFailure("unexpected claim \(claim)") }
+            try require(claim.owner == record.user && claim.name == record.name, "\(record.name) held as \(claim)")
         }
+        let held = Set(claims.map(\.key))
         for name in reportedClaimed {
-            try require(try await store.owner(of: name) != nil, "\(name) was reported claimed but is not held")
+            try require(held.contains(name.lowercased()), "\(name) was reported claimed but is not held")
         }
-        try require(held >= reportedClaimed.count, "fewer names held (\(held)) than reported (\(reportedClaimed.count))")
     }
 
     private static func writeBatch(_ records: [(name: String, user: String)], in directory: URL) throws -> URL {
