@@ -11,15 +11,27 @@ import Foundation
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// How the connection uses TLS.
     public enum TLSMode: String, Sendable, Hashable {
-        case disable, prefer, require
+        /// Plain TCP (fine on loopback).
+        case disable
+        /// TLS when the server offers it (the default).
+        case prefer
+        /// TLS or nothing.
+        case require
     }
 
+    /// Server host name or address.
     public var host: String
+    /// Server port (5432 when the URL has none).
     public var port: Int
+    /// Role to log in as.
     public var username: String
+    /// Password, if the URL has one. Never printed.
     public var password: String?
+    /// Database name.
     public var database: String
+    /// TLS use (`sslmode`).
     public var tls: TLSMode
+    /// PostgreSQL schema holding the claims tables (`schema`, default `public`).
     public var schema: String
 
     /// Parses a `postgres://` (or `postgresql://`) URL.

@@ -94,7 +94,7 @@ struct PostgresClaimStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let url = TestDatabase.freshURL()
-        let records = BatchKill.records(count: 5_000)
+        let records = BatchKill.records(count: 2_000)
         let report = try BatchKill.runAndKill(store: url, records: records, killAfter: 100, in: directory.url)
         #expect(report.wasKilled, "the batch finished before it could be killed; raise the record count")
         let store = try TestDatabase.store(url: url)

@@ -59,7 +59,7 @@ struct SQLiteClaimStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("batch.sqlite")
-        let records = BatchKill.records(count: 5_000)
+        let records = BatchKill.records(count: 2_000)
         let report = try BatchKill.runAndKill(store: "sqlite:\(path)", records: records, killAfter: 100, in: directory.url)
         #expect(report.wasKilled, "the batch finished before it could be killed; raise the record count")
         let store = try SQLiteClaimStore(path: path, policy: policy)
