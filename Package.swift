@@ -51,11 +51,15 @@ let package = Package(
             "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "RulesTesting", dependencies: [
+            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+        ]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims",
+            "RulesKit", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -64,12 +68,29 @@ let package = Package(
             "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
         ]),
 
+        // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
+        .target(name: "FuzzHarness", dependencies: ["Patterns"]),
+        .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+
         // MARK: - Test support (shared by the claim-store test targets; not a product)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "FieldValidationTests", dependencies: [
+            "FieldValidation", "Diagnostics", "Patterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        .testTarget(name: "RulesLanguageTests", dependencies: [
+            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesTestingTests", dependencies: [
+            "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "AvailabilityTests", dependencies: [
             "Availability", "ClaimStoreTesting",

@@ -1,7 +1,7 @@
 /// Why a claim, release or rename was refused, or why a name is not available.
 ///
-/// Codes are stable: `AV1001` invalid name (the policy's violations follow as their own
-/// problems, with their `DN…` codes), `AV1002` reserved, `AV1003` taken, `AV1004` not claimed,
+/// Codes are stable: `AV1001` invalid name, `AV1002` reserved (for both, the policy's violations
+/// follow as their own problems, with their `DN…` codes), `AV1003` taken, `AV1004` not claimed,
 /// `AV1005` held by another user, `AV1006` the user already holds another name. Messages are
 /// end-user sentences.
 public struct ClaimProblem: Sendable, Hashable, Codable {
@@ -57,16 +57,18 @@ public enum PreparedName: Sendable, Hashable {
 
     /// Runs `policy` on `name`.
     ///
-    /// - Returns: `.claimable`, or `.refused` with `AV1001` (+ the violations) or `AV1002`.
+    /// - Returns: `.claimable`, or `.refused` with `AV1002` for a reserved name or `AV1001` for
+    ///   an invalid one, each followed by the policy's violations.
     public static func prepare(_ name: String, with policy: any DisplayNamePolicy) -> PreparedName {
         let evaluation = policy.evaluate(name)
+        let details = evaluation.violations.map { ClaimProblem(code: $0.code, message: $0.message) }
+        if evaluation.isReserved {
+            return .refused(ClaimOutcome(name: name, key: evaluation.key, claimed: false, owner: nil,
+                                         problems: [.reserved(name)] + details))
+        }
         if !evaluation.violations.isEmpty {
             return .refused(ClaimOutcome(name: name, key: evaluation.key, claimed: false, owner: nil,
                                          problems: ClaimProblem.invalid(name, evaluation.violations)))
-        }
-        if evaluation.isReserved {
-            return .refused(ClaimOutcome(name: name, key: evaluation.key, claimed: false, owner: nil,
-                                         problems: [.reserved(name)]))
         }
         return .claimable(name: name, key: evaluation.key)
     }

@@ -65,7 +65,7 @@ func bench(_ backend: String, makeStore: (String) throws -> any ClaimStore, sett
 }
 
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
-let policy = AppDisplayNamePolicy()
+let policy = try AppDisplayNamePolicy()
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ruleskit-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }

@@ -181,7 +181,12 @@ struct NamesOptions: ParsableArguments {
 
     /// Opens `sqlite:PATH` or `postgres://…`.
     static func open(_ spec: String) async throws(ClaimStoreError) -> any ClaimStore {
-        let policy = AppDisplayNamePolicy()
+        let policy: AppDisplayNamePolicy
+        do {
+            policy = try AppDisplayNamePolicy()
+        } catch {
+            throw ClaimStoreError(.failed, "the shipped display-name rules do not load: \(error); please report it")
+        }
         if spec.hasPrefix("sqlite:") {
             let path = String(spec.dropFirst("sqlite:".count))
             guard !path.isEmpty else { throw ClaimStoreError(.badLocation, "`sqlite:` needs a file path, e.g. sqlite:./names.sqlite") }

@@ -6,5 +6,5 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check sign-up fields, security rules and display-name claims offline.",
-        subcommands: [NamesCommand.self])
+        subcommands: [RulesCommand.self, NamesCommand.self])
 }

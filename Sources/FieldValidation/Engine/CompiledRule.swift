@@ -1,0 +1,270 @@
+import Diagnostics
+import Patterns
+
+/// One rule ready to run: its identity, its message template and a compiled check.
+struct CompiledRule: Sendable {
+    enum Check: Sendable {
+        case mustMatch(Pattern)
+        case mustNotMatch(Pattern)
+        case length(LengthUnit, min: Int?, max: Int?)
+        case list(KeyList)
+        case swift(any FieldRule)
+    }
+
+    let id: String
+    let code: String
+    let message: String
+    let target: String
+    let check: Check
+    /// Values known when the pack is compiled (`min`, `max`), substituted into the message.
+    let staticParameters: [String: String]
+    /// Indices of earlier rules whose violation makes this one skip.
+    let unless: [Int]
+    let definition: RuleDefinition
+
+    /// The violation `input` commits against this rule, or nil. Rules whose subject is absent
+    /// are skipped. A pattern error (match limit) fails closed: it counts as a violation.
+    func evaluate(_ input: FieldInput) -> Violation? {
+        guard let subject = input.subject(target) else { return nil }
+        var parameters = staticParameters
+        switch check {
+        case let .mustMatch(pattern):
+            do {
+                if try pattern.matches(subject) { return nil }
+            } catch {
+                parameters["error"] = "\(error)"
+            }
+        case let .mustNotMatch(pattern):
+            do {
+                let ranges = try pattern.allMatches(in: subject).filter { !$0.isEmpty }
+                guard let first = try ranges.first ?? pattern.firstMatch(in: subject) else { return nil }
+                // Never echo any part of a password.
+                if input.field != .password {
+                    let bytes = Array(subject.utf8)
+                    let texts = ranges.map { String(decoding: bytes[$0], as: UTF8.self) }
+                    parameters["match"] = String(decoding: bytes[first], as: UTF8.self)
+                    parameters["characters"] = displayCharacters(texts.flatMap(\.unicodeScalars))
+                }
+            } catch {
+                parameters["error"] = "\(error)"
+            }
+        case let .length(unit, min, max):
+            let length = unit == .codePoints ? subject.unicodeScalars.count : subject.utf8.count
+            parameters["length"] = String(length)
+            if let min, length < min {
+                parameters["count"] = String(min - length)
+            } else if let max, length > max {
+                parameters["count"] = String(length - max)
+            } else {
+                return nil
+            }
+        case let .list(list):
+            if !list.contains(subject) { return nil }
+        case let .swift(rule):
+            guard let found = rule.check(input) else { return nil }
+            parameters.merge(found) { _, new in new }
+        }
+        return violation(parameters)
+    }
+
+    func violation(_ parameters: [String: String]) -> Violation {
+        Violation(code: code, rule: id, message: render(message, parameters), parameters: parameters)
+    }
+}
+
+/// Names characters for an end-user message, email-validator style: printable ones quoted
+/// (`'<'`), invisible ones by Unicode name or code point (`SPACE`, `ZERO WIDTH SPACE`, `U+0000`);
+/// each once, in order of first appearance.
+func displayCharacters<S: Sequence>(_ scalars: S) -> String where S.Element == Unicode.Scalar {
+    var seen = Set<Unicode.Scalar>()
+    var shown: [String] = []
+    for scalar in scalars where seen.insert(scalar).inserted {
+        shown.append(displayCharacter(scalar))
+    }
+    return shown.joined(separator: ", ")
+}
+
+/// One character for an end-user message (see ``displayCharacters(_:)``).
+func displayCharacter(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+         .decimalNumber, .letterNumber, .otherNumber,
+         .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+         .initialPunctuation, .finalPunctuation, .otherPunctuation,
+         .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+        return "'\(scalar)'"
+    default:
+        if let name = scalar.properties.name, !name.isEmpty { return name }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}
+
+/// Substitutes `{name}` placeholders; unknown placeholders stay as written.
+func render(_ template: String, _ parameters: [String: String]) -> String {
+    guard template.contains("{") else { return template }
+    var out = ""
+    var rest = Substring(template)
+    while let open = rest.firstIndex(of: "{") {
+        out += rest[..<open]
+        guard let close = rest[open...].firstIndex(of: "}") else { break }
+        let name = String(rest[rest.index(after: open)..<close])
+        if let value = parameters[name] { out += value } else { out += rest[open...close] }
+        rest = rest[rest.index(after: close)...]
+    }
+    return out + rest
+}
+
+/// The effective rules of one field, compiled in pack order.
+struct CompiledRuleSet: Sendable {
+    let field: Field
+    let rules: [CompiledRule]
+
+    /// Every violation of `input`, in pack order; rules for which `skip` is true are not run.
+    func evaluate(_ input: FieldInput, skip: (Int) -> Bool = { _ in false }) -> [Violation] {
+        var violations: [Violation] = []
+        var violated = Array(repeating: false, count: rules.count)
+        for (index, rule) in rules.enumerated() where !skip(index) {
+            if rule.unless.contains(where: { violated[$0] }) { continue }
+            if let violation = rule.evaluate(input) {
+                violations.append(violation)
+                violated[index] = true
+            }
+        }
+        return violations
+    }
+
+    /// Compiles the effective rules of `field` in `packs`.
+    ///
+    /// - Parameters:
+    ///   - library: the Swift rules `kind: swift` entries may name (built-ins and the app's).
+    ///   - appName: added to every `list` rule with `include-app-name: true`.
+    ///   - adjust: a last chance to change a definition (e.g. a configured minimum length).
+    /// - Throws: ``RulePackError`` with every problem: missing or inapplicable keys (`RP2005`,
+    ///   `RP2007`), bad patterns with PCRE2's message and offset (`RP2004`), unknown Swift
+    ///   rules (`RP2006`), unknown targets (`RP2008`).
+    static func compile(
+        _ packs: RulePackSet, field: Field, library: [any FieldRule], appName: String? = nil,
+        adjust: (inout RuleDefinition) -> Void = { _ in }
+    ) throws(RulePackError) -> CompiledRuleSet {
+        var sink = DiagnosticSink()
+        var named: [String: any FieldRule] = [:]
+        for rule in library {
+            if named[rule.name] != nil {
+                sink.error("RP2010", "two Swift rules are registered as `\(rule.name)`", file: nil)
+            }
+            named[rule.name] = rule
+        }
+        var compiled: [CompiledRule] = []
+        for var definition in try packs.rules(for: field) {
+            adjust(&definition)
+            if let rule = compileOne(definition, field: field, named: named, appName: appName,
+                                      earlier: compiled.map(\.id), sink: &sink) {
+                compiled.append(rule)
+            }
+        }
+        try sink.check()
+        return CompiledRuleSet(field: field, rules: compiled)
+    }
+
+    private static let keysByKind: [RuleKind: Set<String>] = [
+        .mustMatch: ["pattern"], .mustNotMatch: ["pattern"], .length: ["unit", "min", "max"],
+        .list: ["file", "key", "include-app-name"], .swift: ["name"],
+    ]
+
+    private static func compileOne(
+        _ rule: RuleDefinition, field: Field, named: [String: any FieldRule], appName: String?, earlier: [String],
+        sink: inout DiagnosticSink
+    ) -> CompiledRule? {
+        let location = rule.location
+        func missing(_ key: String, _ why: String = "") {
+            sink.error("RP2005", "rule `\(rule.id)` is missing `\(key)`\(why)", file: location.file, span: location.span)
+        }
+        guard let kind = rule.kind else { missing("kind"); return nil }
+        guard let code = rule.code else { missing("code"); return nil }
+        guard let message = rule.message else { missing("message"); return nil }
+        let allKindKeys = Set(keysByKind.values.joined())
+        for key in location.keySpans.keys where allKindKeys.contains(key) && keysByKind[kind]?.contains(key) != true {
+            sink.error("RP2007", "`\(key)` does not apply to a `\(kind.rawValue)` rule", file: location.file,
+                       span: location.span(of: key))
+        }
+        let target = rule.target ?? field.targets[0]
+        guard field.targets.contains(target) else {
+            sink.error("RP2008", "unknown subject `\(target)` for a \(field.rawValue) rule", file: location.file,
+                       span: location.span(of: "on"),
+                       help: "use one of " + field.targets.map { "`\($0)`" }.joined(separator: ", "))
+            return nil
+        }
+        var parameters: [String: String] = [:]
+        let check: CompiledRule.Check
+        switch kind {
+        case .mustMatch, .mustNotMatch:
+            guard let source = rule.pattern else { missing("pattern"); return nil }
+            do {
+                let pattern = try Pattern(source, anchoring: kind == .mustMatch ? .wholeString : .search)
+                check = kind == .mustMatch ? .mustMatch(pattern) : .mustNotMatch(pattern)
+            } catch {
+                var span = location.span(of: "pattern")
+                if case let .compile(pcre, offset) = error {
+                    // Point at the offset when the pattern is written plainly on one line.
+                    // (A quoted scalar's span starts at its opening quote.)
+                    for start in [span.start, span.start + 1]
+                    where patternIsVerbatim(source, in: location.file, at: SourceSpan(start: start, end: start)) {
+                        span = SourceSpan(start: start + offset, end: start + offset + 1)
+                        break
+                    }
+                    sink.error("RP2004", "pattern of `\(rule.id)` does not compile at offset \(offset): \(pcre)",
+                               file: location.file, span: span)
+                } else {
+                    sink.error("RP2004", "pattern of `\(rule.id)` does not compile: \(error)", file: location.file, span: span)
+                }
+                return nil
+            }
+        case .length:
+            guard let unit = rule.unit else { missing("unit", " (`code-points` or `utf8-octets`)"); return nil }
+            guard rule.min != nil || rule.max != nil else { missing("min` or `max"); return nil }
+            if let min = rule.min, let max = rule.max, min > max {
+                sink.error("RP2005", "rule `\(rule.id)` has `min` \(min) greater than `max` \(max)", file: location.file,
+                           span: location.span(of: "min"))
+            }
+            rule.min.map { parameters["min"] = String($0) }
+            rule.max.map { parameters["max"] = String($0) }
+            check = .length(unit, min: rule.min, max: rule.max)
+        case .list:
+            guard let entries = rule.listEntries else { missing("file"); return nil }
+            guard let key = rule.listKey else { missing("key"); return nil }
+            var all = entries
+            if rule.includeAppName == true, let appName { all.append(appName) }
+            check = .list(KeyList(kind: key, entries: all))
+        case .swift:
+            let name = rule.swiftName ?? rule.id
+            guard let swiftRule = named[name] else {
+                sink.error("RP2006", "no Swift rule is registered as `\(name)`", file: location.file,
+                           span: location.span(of: rule.swiftName == nil ? "id" : "name"),
+                           help: suggestion(for: name, in: Set(named.keys)).map { $0 } ?? "register it with the validator's `rules:` parameter")
+                return nil
+            }
+            check = .swift(swiftRule)
+        }
+        var unless: [Int] = []
+        for id in rule.unless ?? [] {
+            guard let index = earlier.firstIndex(of: id) else {
+                sink.error("RP2011", "`unless` names `\(id)`, which is not an earlier rule", file: location.file,
+                           span: location.span(of: "unless"), help: suggestion(for: id, in: Set(earlier)))
+                continue
+            }
+            unless.append(index)
+        }
+        return CompiledRule(id: rule.id, code: code, message: message, target: target, check: check,
+                            staticParameters: parameters, unless: unless, definition: rule)
+    }
+
+    /// Whether the YAML text at `span` is the pattern exactly (plain or single-quoted without
+    /// doubled quotes), so an offset into the pattern is an offset into the file.
+    private static func patternIsVerbatim(_ source: String, in file: SourceFile, at span: SourceSpan) -> Bool {
+        let bytes = Array(source.utf8)
+        let start = span.start, end = span.start + bytes.count
+        guard end <= file.bytes.count else { return false }
+        return Array(file.bytes[start..<end]) == bytes
+    }
+}

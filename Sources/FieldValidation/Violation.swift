@@ -1,0 +1,73 @@
+/// One violated validation rule, ready to show to an end user.
+///
+/// `code` and `rule` are stable identifiers (never reused for another meaning); `message` is a
+/// full English sentence; `parameters` carries the values substituted into the message
+/// (`{"min": "3"}`) so apps can localize.
+public struct Violation: Sendable, Hashable {
+    /// Stable code: `DN1xx` display name, `PW1xx` password, `EM1xx` email.
+    public let code: String
+    /// Stable dotted rule id, e.g. `display-name.consecutive-periods`.
+    public let rule: String
+    /// End-user sentence, e.g. "Username must be at least 3 characters long."
+    public let message: String
+    /// The message parameters (`min`, `max`, `count`, …), for localization.
+    public let parameters: [String: String]
+
+    /// Creates a violation.
+    public init(code: String, rule: String, message: String, parameters: [String: String] = [:]) {
+        self.code = code
+        self.rule = rule
+        self.message = message
+        self.parameters = parameters
+    }
+}
+
+/// The outcome of validating one value: every violated rule plus the normalized value.
+///
+/// Validators never throw for bad input; they return every violation in pack order.
+public struct ValidationResult: Sendable, Hashable {
+    /// Every violated rule, in pack order. Empty when the value is valid.
+    public var violations: [Violation]
+    /// The value to store: NFC local part + lowercased domain for emails, the input itself for
+    /// display names. Always nil for passwords, whose normalized form is never exposed.
+    public var normalized: String?
+    /// Canonical uniqueness key (display names only): `John.Doe` and `john.doe` share one.
+    public var key: String?
+    /// Email only: the address with its domain in ASCII (`xn--`) form; nil when the local part
+    /// is not ASCII or the address is invalid.
+    public var asciiForm: String?
+
+    /// True when no rule was violated.
+    public var isValid: Bool { violations.isEmpty }
+
+    /// The violation codes in order, e.g. `["DN101", "DN105"]`.
+    public var codes: [String] { violations.map(\.code) }
+
+    /// Creates a result.
+    public init(violations: [Violation] = [], normalized: String? = nil, key: String? = nil, asciiForm: String? = nil) {
+        self.violations = violations
+        self.normalized = normalized
+        self.key = key
+        self.asciiForm = asciiForm
+    }
+}
+
+/// Context for password checks: values the password must not contain.
+public struct PasswordContext: Sendable, Hashable {
+    /// The account's username / display name.
+    public var username: String?
+    /// The account's email address (its local part, with and without `+tag`, is checked).
+    public var email: String?
+    /// The application's name.
+    public var appName: String?
+
+    /// Creates a context; every value is optional.
+    public init(username: String? = nil, email: String? = nil, appName: String? = nil) {
+        self.username = username
+        self.email = email
+        self.appName = appName
+    }
+
+    /// No context.
+    public static let none = PasswordContext()
+}

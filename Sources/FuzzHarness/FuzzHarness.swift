@@ -1,0 +1,33 @@
+// FuzzHarness: the checks each fuzz target runs on one input, as plain functions.
+// The libFuzzer executables (Sources/Fuzz*) trap when a check reports a problem; the unit tests
+// replay the seed corpora and every minimized crash in corpus/regressions/ through the same code.
+
+/// A broken invariant found while running one fuzz input.
+public struct FuzzFinding: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, in one line.
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The fuzz entry points by target name, for tests that replay corpora.
+public enum FuzzTargets {
+    /// Every harness, keyed by the fuzz target (and corpus directory) name.
+    public static let all: [String: @Sendable (UnsafeRawBufferPointer) -> [FuzzFinding]] = [
+        "FuzzPattern": PatternHarness.run,
+    ]
+}
+
+/// Runs a harness on libFuzzer's buffer and traps on the first finding, so libFuzzer records it.
+public func runFuzzInput(
+    _ data: UnsafePointer<UInt8>, _ size: Int,
+    _ harness: (UnsafeRawBufferPointer) -> [FuzzFinding]
+) -> Int32 {
+    let findings = harness(UnsafeRawBufferPointer(start: data, count: size))
+    if let first = findings.first {
+        fatalError("fuzz finding: \(first)")
+    }
+    return 0
+}

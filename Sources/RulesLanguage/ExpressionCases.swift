@@ -1,0 +1,152 @@
+// ExpressionCases: the loader and runner for expression conformance files
+// (`corpus/rules/expressions/*.txt`, format in that directory's README), shared by the tests of
+// RulesLanguage and RulesPatterns.
+
+/// One line of an expression conformance file: `EXPRESSION => EXPECTED`.
+public struct ExpressionCase: Sendable, CustomStringConvertible {
+    /// What the case expects.
+    public enum Expectation: Sendable, Equatable {
+        /// Equal to this expression's value, with the same type.
+        case value(String)
+        /// Evaluation fails with this code.
+        case evaluationError(String)
+        /// Parsing or checking reports this code.
+        case compileError(String)
+    }
+
+    /// `file/section/line`.
+    public var name: String
+    /// The rules expression under test.
+    public var expression: String
+    /// What it must produce.
+    public var expectation: Expectation
+
+    /// The case name.
+    public var description: String { name }
+
+    /// Creates a case.
+    public init(name: String, expression: String, expectation: Expectation) {
+        self.name = name
+        self.expression = expression
+        self.expectation = expectation
+    }
+
+    /// Parses a conformance file.
+    ///
+    /// - Parameters:
+    ///   - text: the file's contents.
+    ///   - file: the file name used in case names.
+    /// - Returns: the cases, or a message naming the first malformed line.
+    public static func load(_ text: String, file: String) -> Result<[ExpressionCase], ExpressionCaseError> {
+        var cases: [ExpressionCase] = []
+        var section = "main"
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingSpaces
+            if line.isEmpty { continue }
+            if line.hasPrefix("## ") { section = String(line.dropFirst(3)); continue }
+            if line.hasPrefix("#") { continue }
+            let parts = line.components(separatedBy: " => ")
+            guard parts.count >= 2, let expected = parts.last else {
+                return .failure(ExpressionCaseError(message: "\(file):\(offset + 1): expected `EXPRESSION => EXPECTED`"))
+            }
+            let expression = parts.dropLast().joined(separator: " => ")
+            let expectation: Expectation
+            if expected.hasPrefix("error ") {
+                expectation = .evaluationError(String(expected.dropFirst(6)))
+            } else if expected.hasPrefix("compile ") {
+                expectation = .compileError(String(expected.dropFirst(8)))
+            } else {
+                expectation = .value(expected)
+            }
+            cases.append(ExpressionCase(name: "\(file)/\(section)/\(offset + 1)", expression: expression, expectation: expectation))
+        }
+        return .success(cases)
+    }
+
+    /// Runs the case; returns nil when it passes, else a description of the mismatch.
+    public func run(regexEngine: any RegexEngine) -> String? {
+        let (parsed, parseDiagnostics) = RulesParser.parseExpression(expression)
+        var diagnostics = parseDiagnostics
+        if let parsed {
+            diagnostics += RulesCompiler.checkExpression(parsed, regexEngine: regexEngine)
+        }
+        let codes = diagnostics.filter { $0.severity == .error }.map(\.code)
+        if case .compileError(let code) = expectation {
+            return codes.contains(code) ? nil : "expected compile error \(code), got \(codes.isEmpty ? "none" : codes.joined(separator: ", "))"
+        }
+        guard let parsed, codes.isEmpty else {
+            return "does not compile: " + diagnostics.map { "\($0.code) \($0.message)" }.joined(separator: "; ")
+        }
+        let (actual, _) = Program.evaluateExpression(parsed, regexEngine: regexEngine)
+        switch (expectation, actual) {
+        case (.evaluationError(let code), .failure(let error)):
+            return error.code == code ? nil : "expected error \(code), got \(error.code) (\(error.message))"
+        case (.evaluationError(let code), .success(let value)):
+            return "expected error \(code), got \(value.typeName) \(value)"
+        case (.value(let text), _):
+            let (expectedExpr, expectedDiagnostics) = RulesParser.parseExpression(text)
+            guard let expectedExpr else {
+                return "expected value does not parse: " + expectedDiagnostics.map(\.message).joined(separator: "; ")
+            }
+            guard case .success(let expected) = Program.evaluateExpression(expectedExpr, regexEngine: regexEngine).0 else {
+                return "expected value does not evaluate"
+            }
+            switch actual {
+            case .failure(let error): return "expected \(expected), got error \(error.code) (\(error.message))"
+            case .success(let value):
+                return value.isIdentical(to: expected) ? nil : "expected \(expected.typeName) \(expected), got \(value.typeName) \(value)"
+            }
+        case (.compileError, _):
+            return nil
+        }
+    }
+}
+
+/// A malformed conformance file.
+public struct ExpressionCaseError: Error, Sendable, CustomStringConvertible {
+    /// Which line is malformed and why.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}
+
+extension Value {
+    /// Equal and of the same type all the way down (`1` is not identical to `1.0`).
+    public func isIdentical(to other: Value) -> Bool {
+        guard typeName == other.typeName, self == other else { return false }
+        switch (self, other) {
+        case (.list(let a), .list(let b)): return zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+        case (.map(let a), .map(let b)): return a.allSatisfy { key, value in b[key].map { value.isIdentical(to: $0) } ?? false }
+        default: return true
+        }
+    }
+}
+
+extension String {
+    /// Splits on every occurrence of `separator` (no Foundation needed).
+    func components(separatedBy separator: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var rest = Substring(self)
+        while !rest.isEmpty {
+            if rest.hasPrefix(separator) {
+                parts.append(current)
+                current = ""
+                rest = rest.dropFirst(separator.count)
+            } else {
+                current.append(rest.removeFirst())
+            }
+        }
+        parts.append(current)
+        return parts
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        var s = self
+        while let first = s.first, first == " " || first == "\t" || first == "\r" { s.removeFirst() }
+        while let last = s.last, last == " " || last == "\t" || last == "\r" { s.removeLast() }
+        return String(s)
+    }
+}

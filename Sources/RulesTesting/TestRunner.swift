@@ -1,0 +1,175 @@
+import Diagnostics
+import Foundation
+import RulesLanguage
+import RulesPatterns
+
+/// The outcome of one case.
+public struct CaseResult: Sendable {
+    /// The case file's path.
+    public var file: String
+    /// The case's name.
+    public var name: String
+    /// What the case expects.
+    public var expect: Expectation
+    /// What the rules decided.
+    public var actual: Expectation
+    /// The full decision.
+    public var decision: Decision
+    /// The decision explained for people (which `allow` granted, or why each candidate denied).
+    public var explanation: String
+
+    /// True when the decision is the expected one.
+    public var passed: Bool { expect == actual }
+}
+
+/// Why a case file could not be run.
+public enum RulesTestError: Error, Sendable, CustomStringConvertible {
+    /// The case file is malformed.
+    case caseFile(CaseFileError)
+    /// The rules file cannot be read.
+    case unreadableRules(path: String, caseFile: String, reason: String)
+    /// The rules file has errors; `diagnostics` are rendered against `source`.
+    case invalidRules(source: SourceFile, diagnostics: [Diagnostic])
+    /// The case file's `service` is not the rules file's service.
+    case serviceMismatch(caseFile: String, expected: CaseService, rulesPath: String, actual: ServiceKind)
+
+    /// The problem for people; rules errors are rendered like a compiler.
+    public var description: String {
+        switch self {
+        case .caseFile(let error): error.description
+        case .unreadableRules(let path, let caseFile, let reason):
+            "\(caseFile): cannot read rules file `\(path)`: \(reason)"
+        case .invalidRules(let source, let diagnostics):
+            renderDiagnostics(diagnostics.filter { $0.severity == .error }, in: source)
+        case .serviceMismatch(let caseFile, let expected, let rulesPath, let actual):
+            "\(caseFile): `service` is `\(expected.rawValue)` but `\(rulesPath)` declares `service \(actual.rawValue)`"
+        }
+    }
+}
+
+/// Runs case files against their rules: compiles each rules file once, evaluates every case,
+/// and optionally records coverage per rules file.
+///
+/// Not thread-safe (it caches compiled programs and coverage); use one runner per thread.
+public final class RulesTestRunner {
+    /// The production `matches()` engine: PCRE2 with RE2 syntax checks, shared by all runners.
+    public static let defaultRegexEngine: any RegexEngine = PCRE2RegexEngine()
+
+    private let regexEngine: any RegexEngine
+    private let limits: RulesLimits
+    private var programs: [String: Program] = [:]
+    /// Coverage per rules file path, when created with `collectCoverage: true`.
+    public private(set) var coverage: [(rulesPath: String, collector: CoverageCollector)] = []
+    private let collectCoverage: Bool
+
+    /// Creates a runner.
+    ///
+    /// - Parameters:
+    ///   - regexEngine: the `matches()` engine; PCRE2 with RE2 syntax checks by default.
+    ///   - limits: evaluation limits.
+    ///   - collectCoverage: record coverage for every evaluated case.
+    public init(regexEngine: any RegexEngine = RulesTestRunner.defaultRegexEngine, limits: RulesLimits = .default, collectCoverage: Bool = false) {
+        self.regexEngine = regexEngine
+        self.limits = limits
+        self.collectCoverage = collectCoverage
+    }
+
+    /// Loads and runs the case file at `path`.
+    ///
+    /// - Throws: ``RulesTestError`` when the case file or its rules cannot be used; no case runs then.
+    public func run(caseFileAt path: String) throws(RulesTestError) -> [CaseResult] {
+        let file: RulesCaseFile
+        do { file = try CaseFileLoader.load(path: path) } catch { throw .caseFile(error) }
+        return try run(file)
+    }
+
+    /// Runs every case of a loaded case file, in file order.
+    ///
+    /// - Throws: ``RulesTestError`` when the rules cannot be compiled or guard another service.
+    public func run(_ file: RulesCaseFile) throws(RulesTestError) -> [CaseResult] {
+        let program = try program(for: file)
+        let collector = collector(for: file.rulesPath, program: program)
+        return file.cases.map { Self.evaluate($0, of: file, with: program, coverage: collector) }
+    }
+
+    /// Evaluates one case with an already compiled program (safe to call from any thread).
+    ///
+    /// - Parameters:
+    ///   - testCase: the case.
+    ///   - file: the case file it belongs to (service, lookup mode, path for the report).
+    ///   - program: the compiled rules the file names.
+    ///   - coverage: records sub-expression outcomes when given.
+    public static func evaluate(_ testCase: RulesTestCase, of file: RulesCaseFile, with program: Program,
+                                coverage: CoverageCollector? = nil) -> CaseResult {
+        let decision = program.evaluate(
+            testCase.request(service: file.service),
+            lookup: CaseDocumentLookup(testCase: testCase, mode: file.lookupMode),
+            coverage: coverage)
+        return CaseResult(
+            file: file.path, name: testCase.name, expect: testCase.expect,
+            actual: decision.allowed ? .allow : .deny, decision: decision,
+            explanation: decision.explanation(in: program.source))
+    }
+
+    /// Compiles (once) the rules file a case file names.
+    public func program(for file: RulesCaseFile) throws(RulesTestError) -> Program {
+        let program: Program
+        if let cached = programs[file.rulesPath] {
+            program = cached
+        } else {
+            program = try Self.compile(rulesPath: file.rulesPath, caseFile: file.path, regexEngine: regexEngine, limits: limits)
+            programs[file.rulesPath] = program
+        }
+        let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
+        guard program.service == expected else {
+            throw .serviceMismatch(caseFile: file.path, expected: file.service, rulesPath: file.rulesPath, actual: program.service)
+        }
+        return program
+    }
+
+    /// Reads and compiles a rules file.
+    ///
+    /// - Throws: ``RulesTestError/unreadableRules(path:caseFile:reason:)`` or
+    ///   ``RulesTestError/invalidRules(source:diagnostics:)``.
+    public static func compile(rulesPath: String, caseFile: String = "", regexEngine: any RegexEngine = RulesTestRunner.defaultRegexEngine,
+                               limits: RulesLimits = .default) throws(RulesTestError) -> Program {
+        let source: SourceFile
+        do {
+            source = try readSource(rulesPath)
+        } catch {
+            throw .unreadableRules(path: rulesPath, caseFile: caseFile, reason: error.message)
+        }
+        let result = RulesCompiler.compile(source, limits: limits, regexEngine: regexEngine)
+        guard let program = result.program else { throw .invalidRules(source: source, diagnostics: result.diagnostics) }
+        return program
+    }
+
+    /// Reads a UTF-8 source file for the compiler.
+    public static func readSource(_ path: String) throws(SourceReadError) -> SourceFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SourceReadError(message: FileManager.default.fileExists(atPath: path) ? "the file cannot be read" : "no such file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw SourceReadError(message: "the file is not valid UTF-8") }
+        return SourceFile(name: path, text: text)
+    }
+
+    private func collector(for rulesPath: String, program: Program) -> CoverageCollector? {
+        guard collectCoverage else { return nil }
+        if let existing = coverage.first(where: { $0.rulesPath == rulesPath }) { return existing.collector }
+        let collector = CoverageCollector(program: program)
+        coverage.append((rulesPath, collector))
+        return collector
+    }
+
+    /// Coverage of all rules files run so far as one JSON document:
+    /// `{"rules": [<per-file coverage>, …]}` (see `CoverageCollector.json()`).
+    public func coverageJSON() -> String {
+        "{\"rules\": [" + coverage.map { $0.collector.json() }.joined(separator: ", ") + "]}"
+    }
+}
+
+/// A source file could not be read.
+public struct SourceReadError: Error, Sendable {
+    /// Why, terse and lowercase.
+    public var message: String
+}

@@ -1,0 +1,97 @@
+import Yams
+
+/// Reads YAML into a ``DocumentTree`` through Yams' node API.
+///
+/// Scalars follow the YAML 1.2 core schema as Yams resolves it: a plain `2` is an int, `2.0` a
+/// float, `true`/`null` what they say; a quoted scalar is always a string. Map keys must be
+/// strings and unique. Anchors are resolved by Yams; explicit tags other than the core ones are
+/// rejected.
+public enum YAMLReader {
+    /// Deepest nesting of lists and maps accepted.
+    public static let maxDepth = 128
+
+    /// Parses the first YAML document of `text`; an empty document reads as `null`.
+    ///
+    /// - Throws: ``DocumentSyntaxError`` at the first problem.
+    public static func read(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw syntaxError(error)
+        } catch {
+            throw DocumentSyntaxError(message: "cannot read YAML: \(error)", line: 1, column: 1)
+        }
+        guard let root else { return .null }
+        return try tree(root, depth: 0)
+    }
+
+    private static func tree(_ node: Node, depth: Int) throws(DocumentSyntaxError) -> DocumentTree {
+        guard depth < maxDepth else {
+            throw problem("lists and maps are nested more than \(maxDepth) levels deep", node)
+        }
+        switch node {
+        case .scalar(let scalar):
+            return try value(of: scalar, node: node)
+        case .sequence(let sequence):
+            var items: [DocumentTree] = []
+            for item in sequence { items.append(try tree(item, depth: depth + 1)) }
+            return .list(items)
+        case .mapping(let mapping):
+            var entries: [(key: String, value: DocumentTree)] = []
+            var keys = Set<String>()
+            for (keyNode, valueNode) in mapping {
+                guard case .scalar(let keyScalar) = keyNode else {
+                    throw problem("map keys must be strings", keyNode)
+                }
+                let key = keyScalar.string
+                guard keys.insert(key).inserted else { throw problem("duplicate key `\(key)`", keyNode) }
+                entries.append((key, try tree(valueNode, depth: depth + 1)))
+            }
+            return .map(entries)
+        case .alias:
+            throw problem("YAML aliases are not supported in case files", node)
+        }
+    }
+
+    private static func value(of scalar: Node.Scalar, node: Node) throws(DocumentSyntaxError) -> DocumentTree {
+        if scalar.style != .plain && scalar.style != .any { return .string(scalar.string) }
+        switch Tag.Name(rawValue: node.tag.rawValue) {
+        case .null: return .null
+        case .bool:
+            guard let value = node.bool else { throw problem("`\(scalar.string)` is not a boolean", node) }
+            return .bool(value)
+        case .int:
+            guard let value = node.int else {
+                throw problem("integer `\(scalar.string)` does not fit in 64 bits", node)
+            }
+            return .int(Int64(value))
+        case .float:
+            guard let value = node.float, value.isFinite else {
+                throw problem("`\(scalar.string)` is not a finite number", node)
+            }
+            return .float(value)
+        case .str: return .string(scalar.string)
+        default:
+            // Timestamps, binary and custom tags are not part of the case-file format: use the
+            // `__type__` wrappers instead. Plain scalars Yams resolves to them stay strings.
+            let tag = node.tag.rawValue
+            if tag == Tag.Name.timestamp.rawValue || tag == Tag.Name.binary.rawValue { return .string(scalar.string) }
+            throw problem("unsupported YAML tag `\(tag)`", node)
+        }
+    }
+
+    private static func problem(_ message: String, _ node: Node) -> DocumentSyntaxError {
+        DocumentSyntaxError(message: message, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+    }
+
+    private static func syntaxError(_ error: YamlError) -> DocumentSyntaxError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+            let text = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+            return DocumentSyntaxError(message: text, line: mark.line, column: mark.column)
+        default:
+            return DocumentSyntaxError(message: "cannot read YAML: \(error)", line: 1, column: 1)
+        }
+    }
+}

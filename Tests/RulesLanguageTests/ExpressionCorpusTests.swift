@@ -1,0 +1,52 @@
+import Foundation
+import RulesLanguage
+import Testing
+
+/// Runs `corpus/rules/expressions/*.txt` with the test regex engine; `regex.txt` needs RE2
+/// semantics and runs in RulesPatternsTests instead.
+@Suite struct ExpressionCorpusTests {
+    static let skippedFiles: Set<String> = ["regex.txt"]
+
+    static func cases() -> [ExpressionCase] {
+        RepositoryFiles.files(in: "corpus/rules/expressions", extension: "txt")
+            .filter { !skippedFiles.contains($0.lastPathComponent) }
+            .flatMap { url -> [ExpressionCase] in
+                let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+                switch ExpressionCase.load(text, file: url.lastPathComponent) {
+                case .success(let cases): return cases
+                case .failure(let error):
+                    return [ExpressionCase(name: error.message, expression: "", expectation: .value("malformed"))]
+                }
+            }
+    }
+
+    @Test func corpusIsNotEmpty() {
+        #expect(Self.cases().count > 150)
+    }
+
+    @Test(arguments: cases())
+    func expression(_ testCase: ExpressionCase) {
+        let failure = testCase.run(regexEngine: TestRegexEngine())
+        #expect(failure == nil, "\(testCase.name): `\(testCase.expression)`: \(failure ?? "")")
+    }
+}
+
+@Suite struct ExpressionRunnerTests {
+    @Test func runnerReportsMismatches() {
+        let engine = TestRegexEngine()
+        #expect(ExpressionCase(name: "a", expression: "1 + 1", expectation: .value("3")).run(regexEngine: engine) != nil)
+        #expect(ExpressionCase(name: "b", expression: "1", expectation: .value("1.0")).run(regexEngine: engine) != nil)
+        #expect(ExpressionCase(name: "c", expression: "1 / 0", expectation: .evaluationError("RL3001")).run(regexEngine: engine) != nil)
+        #expect(ExpressionCase(name: "d", expression: "1 +", expectation: .compileError("RL1005")).run(regexEngine: engine) != nil)
+        #expect(ExpressionCase(name: "e", expression: "[1, 2.0]", expectation: .value("[1, 2]")).run(regexEngine: engine) != nil)
+        #expect(ExpressionCase(name: "f", expression: "1 + 1", expectation: .value("2")).run(regexEngine: engine) == nil)
+    }
+
+    @Test func malformedFileIsRejected() {
+        guard case .failure(let error) = ExpressionCase.load("## s\n1 + 1\n", file: "bad.txt") else {
+            Issue.record("a line without `=>` must be rejected")
+            return
+        }
+        #expect(error.message == "bad.txt:2: expected `EXPRESSION => EXPECTED`")
+    }
+}

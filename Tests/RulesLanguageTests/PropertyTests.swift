@@ -1,0 +1,151 @@
+import Diagnostics
+import PropertyBased
+import RulesLanguage
+import Testing
+
+/// Builds syntax trees from a byte string: each choice consumes one byte, so any byte string
+/// yields a tree the parser could have produced, and the property library shrinks the bytes.
+struct TreeBuilder {
+    var bytes: [UInt8]
+    var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func choose(_ count: Int) -> Int {
+        guard index < bytes.count, count > 0 else { return 0 }
+        defer { index += 1 }
+        return Int(bytes[index]) % count
+    }
+
+    mutating func pick<T>(_ options: [T]) -> T { options[choose(options.count)] }
+
+    static let span = SourceSpan(start: 0, end: 0)
+    static let names = ["a", "b", "request", "resource", "userId", "x_1", "database"]
+    static let members = ["data", "uid", "auth", "in", "is", "size", "allow", "match"]
+    static let strings = ["", "a", "it's", "back\\slash", "quote\"d", "tab\tnl\n", "é漢字", "\u{1}ctl", "$(x)", "/a/b"]
+    static let floats: [Double] = [0.5, 1.25, 0.0000001, 123456789.5, 1e21, 3.0, 0.1]
+
+    func node(_ kind: ExprKind) -> Expr { Expr(kind, span: TreeBuilder.span) }
+
+    mutating func expr(depth: Int) -> Expr {
+        if depth <= 0 { return leaf() }
+        switch choose(16) {
+        case 0, 1: return leaf()
+        case 2: return node(.list((0..<choose(3)).map { _ in expr(depth: depth - 1) }))
+        case 3: return node(.map((0..<choose(3)).map { _ in MapLiteralEntry(key: pick(TreeBuilder.strings), value: expr(depth: depth - 1)) }))
+        case 4: return node(.member(expr(depth: depth - 1), pick(TreeBuilder.members)))
+        case 5: return node(.index(expr(depth: depth - 1), expr(depth: depth - 1)))
+        case 6: return node(.range(expr(depth: depth - 1), expr(depth: depth - 1), expr(depth: depth - 1)))
+        case 7: return node(.call(receiver: nil, name: pick(TreeBuilder.names), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
+        case 8: return node(.call(receiver: expr(depth: depth - 1), name: pick(TreeBuilder.members), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
+        case 9: return node(.unary(pick([.not, .negate]), expr(depth: depth - 1)))
+        case 10, 11, 12: return node(.binary(pick(BinaryOperator.allCases), expr(depth: depth - 1), expr(depth: depth - 1)))
+        case 13: return node(.isType(expr(depth: depth - 1), pick(["int", "string", "map", "path"])))
+        case 14: return node(.ternary(expr(depth: depth - 1), expr(depth: depth - 1), expr(depth: depth - 1)))
+        default:
+            let segments: [PathLiteralSegment] = (0..<(1 + choose(3))).map { _ in
+                switch choose(3) {
+                case 0: .interpolation(expr(depth: depth - 1))
+                case 1: .placeholder(pick(["uid", "doc"]))
+                default: .literal(pick(["databases", "(default)", "documents", "users", "a-b.c", "x_1"]))
+                }
+            }
+            return node(.path(segments))
+        }
+    }
+
+    mutating func leaf() -> Expr {
+        switch choose(8) {
+        case 0: return node(.null)
+        case 1: return node(.bool(choose(2) == 0))
+        case 2: return node(.int(Int64(choose(256)) * Int64(1 + choose(256))))
+        case 3: return node(.float(pick(TreeBuilder.floats)))
+        case 4: return node(.string(pick(TreeBuilder.strings)))
+        case 5: return node(.bytes((0..<choose(4)).map { _ in UInt8(choose(256)) }))
+        default: return node(.identifier(pick(TreeBuilder.names)))
+        }
+    }
+
+    mutating func function(depth: Int) -> FunctionDecl {
+        let lets = (0..<choose(3)).map { i in LetBinding(name: "v\(i)", value: expr(depth: 2), span: TreeBuilder.span) }
+        return FunctionDecl(name: pick(["f", "g", "isOwner"]), parameters: Array(["p", "q"].prefix(choose(3))), lets: lets,
+                            body: expr(depth: depth), span: TreeBuilder.span, nameSpan: TreeBuilder.span)
+    }
+
+    mutating func match(depth: Int) -> MatchBlock {
+        let pattern: [PatternSegment] = (0..<(1 + choose(3))).map { _ in
+            switch choose(3) {
+            case 0: .literal(pick(["users", "databases", "(default)", "a.b", "x-y"]))
+            case 1: .single(pick(["userId", "doc"]))
+            default: .recursive("rest")
+            }
+        }
+        let allows = (0..<choose(3)).map { _ in
+            AllowRule(methods: (0..<(1 + choose(2))).map { _ in pick(RuleMethod.allCases) },
+                      condition: choose(3) == 0 ? nil : expr(depth: 3), span: TreeBuilder.span)
+        }
+        let children = depth > 0 ? (0..<choose(3)).map { _ in match(depth: depth - 1) } : []
+        return MatchBlock(pattern: pattern, functions: (0..<choose(2)).map { _ in function(depth: 2) }, matches: children,
+                          allows: allows, span: TreeBuilder.span, patternSpan: TreeBuilder.span)
+    }
+
+    mutating func file() -> RulesFile {
+        let version: String? = pick([nil, "1", "2"])
+        let functions = (0..<choose(2)).map { _ in function(depth: 3) }
+        let kind: ServiceKind = pick(ServiceKind.allCases)
+        let service = ServiceDecl(kind: kind, name: kind.rawValue, functions: (0..<choose(2)).map { _ in function(depth: 2) },
+                                  matches: (0..<(1 + choose(2))).map { _ in match(depth: 2) }, span: TreeBuilder.span)
+        return RulesFile(version: version, functions: functions, services: [service])
+    }
+}
+
+@Suite struct PropertyTests {
+    @Test func printedExpressionsParseBackToTheSameTree() async {
+        await propertyCheck(count: 400, input: Gen.uint8().array(of: 0...120)) { bytes in
+            var builder = TreeBuilder(bytes)
+            let tree = builder.expr(depth: 5)
+            let printed = RulesPrinter.print(tree)
+            let (parsed, diagnostics) = RulesParser.parseExpression(printed)
+            #expect(diagnostics.isEmpty, "printed: \(printed)")
+            #expect(parsed == tree, "printed: \(printed)")
+        }
+    }
+
+    @Test func printedFilesParseBackToTheSameTree() async {
+        await propertyCheck(count: 200, input: Gen.uint8().array(of: 0...400)) { bytes in
+            var builder = TreeBuilder(bytes)
+            let tree = builder.file()
+            let printed = RulesPrinter.print(tree)
+            let result = RulesParser.parse(SourceFile(name: "p.rules", text: printed))
+            #expect(result.diagnostics.isEmpty, "printed:\n\(printed)")
+            #expect(result.file == tree, "printed:\n\(printed)")
+        }
+    }
+
+    @Test func arbitraryBytesNeverTrapTheCompiler() async {
+        await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...300)) { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            let result = RulesCompiler.compile(text)
+            #expect(result.program != nil || result.hasErrors)
+        }
+    }
+
+    /// Token soup is far more likely than raw bytes to reach deep parser and checker paths.
+    @Test func tokenSoupNeverTrapsTheCompilerOrEvaluator() async {
+        let vocabulary = ["rules_version", "=", "'2'", ";", "service", "cloud.firestore", "firebase.storage", "{", "}", "match",
+                          "/databases/{database}/documents", "/a/{b}", "/{rest=**}", "allow", "read", "write", "get", ",", ":", "if",
+                          "function", "f", "(", ")", "let", "x", "return", "request", ".", "auth", "uid", "==", "&&", "||", "!",
+                          "?", "1", "2.5", "'s'", "b", "[", "]", "in", "is", "int", "-", "+", "*", "/", "%", "$(", "exists",
+                          "true", "null", "//c\n", "/*", "*/", "\"", "\\", "é"]
+        await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...200)) { bytes in
+            let text = bytes.map { vocabulary[Int($0) % vocabulary.count] }.joined(separator: bytes.first.map { $0 % 2 == 0 ? " " : "" } ?? "")
+            let result = RulesCompiler.compile(text)
+            if let program = result.program {
+                let request = RulesRequest(service: program.service, path: "/databases/(default)/documents/a/b", method: .get,
+                                           auth: Auth(uid: "u"))
+                _ = program.evaluate(request)
+            }
+            #expect(result.program != nil || result.hasErrors)
+        }
+    }
+}

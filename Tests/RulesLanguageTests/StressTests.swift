@@ -1,0 +1,38 @@
+import RulesLanguage
+import Testing
+
+/// The deepest trees the limits allow must evaluate without exhausting the stack.
+@Suite struct StressTests {
+    @Test func deepestAllowedNestingEvaluates() throws {
+        // 20 chained functions, each body nested close to the height limit.
+        let depth = 60
+        func nested(_ inner: String) -> String {
+            String(repeating: "(true && ", count: depth / 2 - 2) + inner + String(repeating: ")", count: depth / 2 - 2)
+        }
+        let chain = (0..<20).map { "function f\($0)() { return \(nested("f\($0 + 1)()")); }" }.joined(separator: "\n")
+            + "\nfunction f20() { return true; }"
+        let limits = RulesLimits(evaluationStepLimit: 100_000)
+        let source = firestoreRules("match /a/{id} { allow read: if \(nested("f1()")); }", functions: chain)
+        let result = RulesCompiler.compile(source, limits: limits)
+        let program = try #require(result.program, "\(result.diagnostics.map(\.message))")
+        let decision = program.evaluate(firestoreRequest("/a/b", .get))
+        #expect(decision.allowed)
+        // One more level trips the call-depth limit instead of the stack.
+        let deeper = firestoreRules("match /a/{id} { allow read: if \(nested("f0()")); }", functions: chain)
+        let denied = try #require(RulesCompiler.compile(deeper, limits: limits).program).evaluate(firestoreRequest("/a/b", .get))
+        #expect(denied.requestError?.code == "RL3010")
+    }
+}
+
+@Suite struct PathMatchingLimitTests {
+    @Test func nestedRecursiveWildcardsAreBounded() throws {
+        let blocks = (0..<8).map { "match /{r\($0)=**} { " }.joined() + "allow read: if true;" + String(repeating: " }", count: 8)
+        let program = try #require(compileOrFail(firestoreRules(blocks)))
+        let longPath = "/" + (0..<60).map { "s\($0)" }.joined(separator: "/")
+        let decision = program.evaluate(firestoreRequest(longPath, .get))
+        #expect(!decision.allowed)
+        #expect(decision.requestError?.code == "RL3018")
+        // Short paths still match normally.
+        #expect(program.evaluate(firestoreRequest("/a/b", .get)).allowed)
+    }
+}

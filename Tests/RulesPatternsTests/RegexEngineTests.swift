@@ -1,0 +1,114 @@
+import Foundation
+import RulesLanguage
+import RulesPatterns
+import Testing
+
+@Suite struct RE2SyntaxTests {
+    @Test(arguments: [
+        ("(a)\\1", "backreference `\\1`"),
+        ("\\k<x>", "backreference `\\k`"),
+        ("a(?=b)", "lookahead `(?=`"),
+        ("a(?!b)", "negative lookahead `(?!`"),
+        ("(?<=a)b", "lookbehind `(?<=`"),
+        ("(?<!a)b", "negative lookbehind `(?<!`"),
+        ("(?>a+)", "atomic group `(?>`"),
+        ("a++", "possessive quantifier"),
+        ("a*+", "possessive quantifier"),
+        ("a{2}+", "possessive quantifier"),
+        ("(?R)", "recursion `(?R)`"),
+        ("(a)(?1)", "subroutine call `(?n)`"),
+        ("(?(1)a|b)", "conditional `(?(`"),
+        ("(*FAIL)", "verb `(*…)`"),
+        ("a\\Z", "escape `\\Z`"),
+        ("\\Ga", "escape `\\G`"),
+        ("a{1001}", "repetition count above 1000"),
+    ])
+    func rejectsWhatRE2Lacks(pattern: String, construct: String) {
+        #expect(RE2Syntax.unsupportedConstruct(in: pattern) == construct)
+    }
+
+    @Test(arguments: [
+        "a+?", "a*?b", "a??", "[(?=]", "\\Q(?=\\E", "(?P<name>a)", "(?i)abc", "\\pL+", "[[:alpha:]]+",
+        "a{2,1000}", "\\d\\w\\s\\b", "(?:a|b)*", "[\\]a]", "a{,", "\\\\1",
+    ])
+    func acceptsRE2Syntax(pattern: String) {
+        #expect(RE2Syntax.unsupportedConstruct(in: pattern) == nil)
+    }
+}
+
+@Suite struct PCRE2RegexEngineTests {
+    let engine = PCRE2RegexEngine()
+
+    @Test func matchesIsWholeString() throws {
+        #expect(try engine.matches("hello world", pattern: ".*world"))
+        #expect(try !engine.matches("hello world", pattern: "world"))
+        #expect(try !engine.matches("bob\n", pattern: "[a-z]+$"))
+    }
+
+    @Test func unsupportedSyntaxIsAnErrorNotAMismatch() {
+        #expect(throws: RegexError(code: "RL3020", message: "lookahead `(?=` is not supported in RE2 syntax")) {
+            try engine.matches("ab", pattern: "a(?=b)b")
+        }
+        #expect(engine.validate(pattern: "(") != nil)
+        #expect(engine.validate(pattern: "[a-z]+") == nil)
+    }
+
+    @Test func catastrophicBacktrackingHitsTheLimit() {
+        let subject = String(repeating: "a", count: 60) + "!"
+        #expect(throws: RegexError(code: "RL3021", message: "regular expression match limit exceeded")) {
+            try engine.matches(subject, pattern: "(a|aa)*")
+        }
+    }
+
+    @Test func replaceIsLiteralAndGlobal() throws {
+        #expect(try engine.replace("banana", pattern: "ana", with: "ee") == "beena")
+        #expect(try engine.replace("a.b", pattern: "\\.", with: "$1") == "a$1b")
+        #expect(try engine.replace("éé", pattern: "", with: "-") == "-é-é-")
+    }
+
+    @Test func splitFollowsJava() throws {
+        #expect(try engine.split("a/b/c", pattern: "/") == ["a", "b", "c"])
+        #expect(try engine.split("a,,b,,", pattern: ",") == ["a", "", "b"])
+        #expect(try engine.split(",a", pattern: ",") == ["", "a"])
+        #expect(try engine.split("", pattern: ",") == [""])
+    }
+
+    @Test func cacheIsSharedAcrossThreads() async throws {
+        let engine = self.engine
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<32 {
+                group.addTask { try engine.matches("user\(i)", pattern: "user[0-9]+") }
+            }
+            for try await matched in group { #expect(matched) }
+        }
+    }
+}
+
+/// Runs every expression conformance file (including `regex.txt`) with the PCRE2 engine.
+@Suite struct ExpressionCorpusWithPCRE2Tests {
+    static func cases() -> [ExpressionCase] {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url.deleteLastPathComponent()
+        }
+        let dir = url.appendingPathComponent("corpus/rules/expressions")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".txt") }.sorted()
+        return names.flatMap { name -> [ExpressionCase] in
+            let text = (try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            switch ExpressionCase.load(text, file: name) {
+            case .success(let cases): return cases
+            case .failure(let error): return [ExpressionCase(name: error.message, expression: "", expectation: .value("malformed"))]
+            }
+        }
+    }
+
+    @Test func regexFileIsPresent() {
+        #expect(Self.cases().contains { $0.name.hasPrefix("regex.txt/") })
+    }
+
+    @Test(arguments: cases())
+    func expression(_ testCase: ExpressionCase) {
+        let failure = testCase.run(regexEngine: PCRE2RegexEngine())
+        #expect(failure == nil, "\(testCase.name): `\(testCase.expression)`: \(failure ?? "")")
+    }
+}

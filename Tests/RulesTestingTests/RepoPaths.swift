@@ -1,0 +1,26 @@
+import Foundation
+
+/// Paths inside the repository, found by walking up from this file to `Package.swift`.
+enum RepoPaths {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    static func path(_ relative: String) -> String {
+        root.appendingPathComponent(relative).path
+    }
+
+    /// The app's case files (`rules/tests/*.cases.{json,yaml}`), sorted.
+    static var appCaseFiles: [String] { caseFiles(in: "rules/tests") }
+
+    /// The case files (`*.cases.*`) in a repository directory, sorted, as repository paths.
+    static func caseFiles(in directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path(directory))) ?? []
+        return names.filter { $0.contains(".cases.") }.sorted().map { directory + "/" + $0 }
+    }
+}
