@@ -55,7 +55,7 @@ let package = Package(
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesKit", dependencies: [
-            "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
@@ -99,6 +99,9 @@ let package = Package(
         ]),
         .testTarget(name: "SQLiteClaimsTests", dependencies: [
             "SQLiteClaims", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "RulesKitTests", dependencies: [
+            "RulesKit", "Availability", "ClaimStoreTesting",
         ]),
         .testTarget(name: "PostgresClaimsTests", dependencies: [
             "PostgresClaims", "Availability", "ClaimStoreTesting",
