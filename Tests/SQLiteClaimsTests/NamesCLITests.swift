@@ -53,17 +53,41 @@ struct NamesCLITests {
         }
     }
 
+    @Test(arguments: [
+        (["names", "check", "alice", "--store", "sqlite:/nonexistent-ruleskit-dir/names.sqlite"], Int32(2), "AV3001"),
+        (["names", "check", "alice", "--store", "mysql://x"], Int32(64), "AV3004"),
+        (["names", "claim", "alice", "--user", "u1", "--store", "postgres://nobody@127.0.0.1:1"], Int32(64), "AV3004"),
+    ])
+    func storeProblemsExitWithTheirStatus(arguments: [String], status: Int32, code: String) throws {
+        guard let binary = BatchKill.validateBinary else {
+            Issue.record("the `validate` executable is not built next to the tests; run `swift build --build-tests` first")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, actual, errors) = try run(binary, arguments, in: directory.url, capturingErrors: true)
+        #expect(actual == status)
+        #expect(errors.contains("error[\(code)]"), "stderr: \(errors)")
+    }
+
     private func run(_ binary: URL, _ arguments: [String], in directory: URL) throws -> (String, Int32) {
+        let (output, status, _) = try run(binary, arguments, in: directory, capturingErrors: false)
+        return (output, status)
+    }
+
+    private func run(_ binary: URL, _ arguments: [String], in directory: URL, capturingErrors: Bool) throws -> (String, Int32, String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = capturingErrors ? errors : FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = capturingErrors ? errors.fileHandleForReading.readDataToEndOfFile() : Data()
         process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus, String(decoding: errorData, as: UTF8.self))
     }
 }
