@@ -94,6 +94,7 @@ let package = Package(
         ]),
         .testTarget(name: "AvailabilityTests", dependencies: [
             "Availability", "ClaimStoreTesting",
+            .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         ]),

@@ -102,9 +102,8 @@ public final class SQLiteClaimStore: ClaimStore {
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
         return try await write { db in
-            guard let holder = try Self.holder(ofKey: key, db), holder.owner == user else {
-                return ClaimVerdict.notHeld(name: name, key: key, holder: try Self.holder(ofKey: key, db))
-            }
+            let holder = try Self.holder(ofKey: key, db)
+            guard let holder, holder.owner == user else { return ClaimVerdict.notHeld(name: name, key: key, holder: holder) }
             try db.execute(sql: "DELETE FROM display_names WHERE key = ? AND owner = ?", arguments: [key, user])
             return ClaimOutcome(name: holder.name, key: key, claimed: false, owner: nil)
         }
@@ -117,9 +116,8 @@ public final class SQLiteClaimStore: ClaimStore {
             return outcome
         case .claimable(let name, let key):
             return try await write { db in
-                guard let held = try Self.holder(ofKey: oldKey, db), held.owner == user else {
-                    return ClaimVerdict.notHeld(name: old, key: oldKey, holder: try Self.holder(ofKey: oldKey, db))
-                }
+                let held = try Self.holder(ofKey: oldKey, db)
+                guard let held, held.owner == user else { return ClaimVerdict.notHeld(name: old, key: oldKey, holder: held) }
                 if let holder = try Self.holder(ofKey: key, db), holder.owner != user {
                     return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])
                 }
