@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)
@@ -46,27 +47,38 @@ let package = Package(
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .target(name: "PostgresClaims", dependencies: [
+            "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesKit", dependencies: [
-            "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
         .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
                           path: "Benchmarks/BatchEngineBench"),
 
+        // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
+        .executableTarget(name: "ClaimsBenchmark", dependencies: [
+            "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
+        ]),
+
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: ["Patterns"]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+
+        // MARK: - Test support (shared by the claim-store test targets; not a product)
+        .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
@@ -87,6 +99,21 @@ let package = Package(
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "AvailabilityTests", dependencies: [
+            "Availability", "ClaimStoreTesting",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        ]),
+        .testTarget(name: "SQLiteClaimsTests", dependencies: [
+            "SQLiteClaims", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "RulesKitTests", dependencies: [
+            "RulesKit", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "PostgresClaimsTests", dependencies: [
+            "PostgresClaims", "Availability", "ClaimStoreTesting",
         ]),
     ]
 )
