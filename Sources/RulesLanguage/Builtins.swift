@@ -240,7 +240,8 @@ enum Builtins {
     // MARK: - Methods
 
     static func method(_ receiver: Value, _ name: String, _ args: [Value], regex: any RegexEngine, _ span: SourceSpan) throws(EvaluationError) -> Value {
-        let notFound = EvaluationError.functionNotFound("\(receiver.typeName).\(name)", span)
+        // Built only when needed: method calls are hot and the message allocates.
+        var notFound: EvaluationError { .functionNotFound("\(receiver.typeName).\(name)", span) }
         func arg<T>(_ i: Int, _ extract: (Value) -> T?, _ expected: String) throws(EvaluationError) -> T {
             guard i < args.count else { throw notFound }
             guard let value = extract(args[i]) else {

@@ -20,7 +20,13 @@ final class Evaluator {
     /// While explaining, `debug()` output and coverage are not recorded again.
     var explaining = false
     var debugOutput: [DebugEntry] = []
-    var lookupCache: [String: LookupResult] = [:]
+    /// Lookups made for this request: each distinct (path, before/after) counts once.
+    var lookupCache: [LookupKey: LookupResult] = [:]
+
+    struct LookupKey: Hashable {
+        let path: String
+        let afterWrite: Bool
+    }
     /// Pattern-segment comparisons made while matching the path (bounded: nested `=**`
     /// wildcards could otherwise try exponentially many splits).
     var matchSteps = 0
@@ -501,7 +507,8 @@ final class Evaluator {
             throw .invalidArgument("Storage rules can only read the (default) Firestore database", span)
         }
         let after = name == "getAfter" || name == "existsAfter"
-        let key = (after ? "after:" : "before:") + path.description
+        let pathText = path.description
+        let key = LookupKey(path: pathText, afterWrite: after)
         let result: LookupResult
         if let cached = lookupCache[key] {
             result = cached
@@ -516,10 +523,10 @@ final class Evaluator {
                 } else if case .map(let data) = request.requestResource ?? .null {
                     result = .document(data)
                 } else {
-                    result = lookup.lookup(path: path.description, afterWrite: true)
+                    result = lookup.lookup(path: pathText, afterWrite: true)
                 }
             } else {
-                result = lookup.lookup(path: path.description, afterWrite: after)
+                result = lookup.lookup(path: pathText, afterWrite: after)
             }
             lookupCache[key] = result
         }
