@@ -147,20 +147,40 @@ enum Builtins {
         case (.list(let x), .list(let y)) where op == .add: return .list(x + y)
         case (.bytes(let x), .bytes(let y)) where op == .add: return .bytes(x + y)
         case (.timestamp(let t), .duration(let d)) where op == .add || op == .subtract:
-            let sign: Int64 = op == .add ? 1 : -1
-            return .timestamp(Timestamp(seconds: t.seconds + sign * d.seconds, nanos: t.nanos + Int32(sign) * d.nanos))
+            let seconds = op == .add ? d.seconds : try negated(d.seconds, span)
+            return try timestamp(try sum(t.seconds, seconds, span), t.nanos + (op == .add ? d.nanos : -d.nanos), span)
         case (.duration(let d), .timestamp(let t)) where op == .add:
-            return .timestamp(Timestamp(seconds: t.seconds + d.seconds, nanos: t.nanos + d.nanos))
+            return try timestamp(try sum(t.seconds, d.seconds, span), t.nanos + d.nanos, span)
         case (.timestamp(let x), .timestamp(let y)) where op == .subtract:
-            return .duration(RulesDuration(seconds: x.seconds - y.seconds, nanos: x.nanos - y.nanos))
+            return .duration(RulesDuration(seconds: try sum(x.seconds, try negated(y.seconds, span), span), nanos: x.nanos - y.nanos))
         case (.duration(let x), .duration(let y)) where op == .add || op == .subtract:
-            let sign: Int64 = op == .add ? 1 : -1
-            return .duration(RulesDuration(seconds: x.seconds + sign * y.seconds, nanos: x.nanos + Int32(sign) * y.nanos))
+            let seconds = op == .add ? y.seconds : try negated(y.seconds, span)
+            return .duration(RulesDuration(seconds: try sum(x.seconds, seconds, span), nanos: x.nanos + (op == .add ? y.nanos : -y.nanos)))
         case (.null, _), (_, .null):
             throw .nullValue("`\(op.rawValue)` on null", span)
         default:
             throw .unsupported(describe(op.rawValue, a, b), span)
         }
+    }
+
+    static func sum(_ a: Int64, _ b: Int64, _ span: SourceSpan) throws(EvaluationError) -> Int64 {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        if overflow { throw .overflow(span) }
+        return result
+    }
+
+    static func negated(_ a: Int64, _ span: SourceSpan) throws(EvaluationError) -> Int64 {
+        guard a != .min else { throw .overflow(span) }
+        return -a
+    }
+
+    /// A timestamp within years 1–9999, else an error.
+    static func timestamp(_ seconds: Int64, _ nanos: Int32, _ span: SourceSpan) throws(EvaluationError) -> Value {
+        let value = Timestamp(seconds: seconds, nanos: nanos)
+        guard Timestamp.validSeconds.contains(value.seconds) else {
+            throw .invalidArgument("timestamp is outside years 1 to 9999", span)
+        }
+        return .timestamp(value)
     }
 
     static func negate(_ value: Value, _ span: SourceSpan) throws(EvaluationError) -> Value {
@@ -169,7 +189,7 @@ enum Builtins {
             guard x != .min else { throw .overflow(span) }
             return .int(-x)
         case .float(let x): return .float(-x)
-        case .duration(let d): return .duration(RulesDuration(seconds: -d.seconds, nanos: -d.nanos))
+        case .duration(let d): return .duration(RulesDuration(seconds: try negated(d.seconds, span), nanos: -d.nanos))
         default: throw .unsupported("-\(value.typeName)", span)
         }
     }
@@ -360,8 +380,11 @@ enum Builtins {
             return .path(PathValue(segments: segments))
         case .timestamp(let t):
             guard args.isEmpty else { throw notFound }
+            guard Timestamp.validSeconds.contains(t.seconds) else {
+                throw .invalidArgument("timestamp is outside years 1 to 9999", span)
+            }
             let day = CivilTime.floorDiv(t.seconds, 86_400)
-            let secondOfDay = t.seconds - day * 86_400
+            let secondOfDay = CivilTime.secondsIntoDay(t.seconds)
             let civil = CivilTime.civil(days: day)
             switch name {
             case "year": return .int(civil.year)
@@ -375,7 +398,10 @@ enum Builtins {
             case "dayOfYear": return .int(day - CivilTime.days(year: civil.year, month: 1, day: 1) + 1)
             case "date": return .timestamp(Timestamp(seconds: day * 86_400))
             case "time": return .duration(RulesDuration(seconds: secondOfDay, nanos: t.nanos))
-            case "toMillis": return .int(t.seconds * 1000 + Int64(t.nanos) / 1_000_000)
+            case "toMillis":
+                let (millis, overflow) = t.seconds.multipliedReportingOverflow(by: 1000)
+                if overflow { throw .overflow(span) }
+                return .int(try sum(millis, Int64(t.nanos) / 1_000_000, span))
             default: throw notFound
             }
         case .duration(let d):
@@ -487,8 +513,8 @@ enum Builtins {
             return .bool(x.isNaN)
         case ("timestamp", "value", 1):
             guard case .int(let ms) = args[0] else { throw unsupported }
-            let seconds = CivilTime.floorDiv(ms, 1000)
-            return .timestamp(Timestamp(seconds: seconds, nanos: Int32((ms - seconds * 1000) * 1_000_000)))
+            let millis = ms % 1000
+            return try timestamp(CivilTime.floorDiv(ms, 1000), Int32((millis < 0 ? millis + 1000 : millis) * 1_000_000), span)
         case ("timestamp", "date", 3):
             guard case .int(let y) = args[0], case .int(let m) = args[1], case .int(let d) = args[2] else { throw unsupported }
             guard (1...9999).contains(y), (1...12).contains(m), d >= 1, d <= CivilTime.daysIn(month: m, year: y) else {
@@ -497,7 +523,7 @@ enum Builtins {
             return .timestamp(Timestamp(seconds: CivilTime.days(year: y, month: m, day: d) * 86_400))
         case ("duration", "abs", 1):
             guard case .duration(let d) = args[0] else { throw unsupported }
-            return .duration(RulesDuration(seconds: abs(d.seconds), nanos: abs(d.nanos)))
+            return .duration(RulesDuration(seconds: d.seconds < 0 ? try negated(d.seconds, span) : d.seconds, nanos: abs(d.nanos)))
         case ("duration", "time", 4):
             guard case .int(let h) = args[0], case .int(let m) = args[1], case .int(let s) = args[2], case .int(let ns) = args[3],
                   abs(h) < 1_000_000_000, abs(m) < 1_000_000_000, abs(s) < 1_000_000_000_000

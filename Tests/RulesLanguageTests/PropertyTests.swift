@@ -149,3 +149,30 @@ struct TreeBuilder {
         }
     }
 }
+
+@Suite struct ArithmeticPropertyTests {
+    static let expressions = [
+        "t + d", "t - d", "d + t", "t - t", "d + d", "d - d", "-d", "duration.abs(d)", "t < t", "t.toMillis()", "t.year()",
+        "t.date()", "t.time()", "t.dayOfWeek()", "t.dayOfYear()", "d.seconds()", "string(t)", "i + i", "i * i", "i - 1", "-i",
+        "i / -1", "i % -1", "math.abs(i)", "float(i)", "timestamp.value(i)", "duration.value(i, 'w')", "duration.value(i, 'ms')",
+        "int(float(i))", "[1, 2][i:i]", "'abc'[i]", "t + duration.value(i, 's')", "debug(t)",
+    ]
+
+    /// Extreme timestamps, durations and ints never trap: every result is a value or an error.
+    @Test func extremeValuesNeverTrap() async {
+        let parsed = Self.expressions.compactMap { RulesParser.parseExpression($0).0 }
+        #expect(parsed.count == Self.expressions.count)
+        let extremes: [Int64] = [.min, .max, .min + 1, .max - 1, 0, -1, 1, 253_402_300_799, -62_135_596_800]
+        await propertyCheck(count: 300, input: Gen.int64(in: .min ... .max), Gen.int32(in: .min ... .max), Gen.int(in: 0...8)) { seconds, nanos, pick in
+            let i = pick < extremes.count ? extremes[pick] : seconds
+            let variables: [String: Value] = [
+                "t": .timestamp(Timestamp(seconds: seconds, nanos: nanos)),
+                "d": .duration(RulesDuration(seconds: i, nanos: nanos)),
+                "i": .int(i),
+            ]
+            for expression in parsed {
+                _ = Program.evaluateExpression(expression, variables: variables)
+            }
+        }
+    }
+}
