@@ -94,6 +94,20 @@ public struct DebugEntry: Sendable, Hashable {
     }
 }
 
+/// A `match` block whose full pattern matched the request path, and what its rules grant.
+public struct CompleteMatch: Sendable, Hashable {
+    /// The full pattern, e.g. `/databases/{database}/documents/users/{userId}`.
+    public var pattern: String
+    /// The methods its `allow` statements name (as written), without repeats.
+    public var methods: [RuleMethod]
+
+    /// Creates a record.
+    public init(pattern: String, methods: [RuleMethod]) {
+        self.pattern = pattern
+        self.methods = methods
+    }
+}
+
 /// The verdict for one request, with its explanation.
 public struct Decision: Sendable {
     /// True when some `allow` granted.
@@ -108,6 +122,9 @@ public struct Decision: Sendable {
     public var requestError: EvaluationError?
     /// Number of distinct document lookups made.
     public var lookupCount: Int
+    /// Filled only when no `allow` applied: the blocks that matched the path anyway, so the
+    /// explanation can say which methods they do grant.
+    public var completeMatches: [CompleteMatch]
 
     /// A multi-line explanation for people: the verdict, then each candidate with its location.
     public func explanation(in source: SourceFile) -> String {
@@ -121,7 +138,15 @@ public struct Decision: Sendable {
                 lines.append("  \(requestError.description)\(location)")
             }
             if candidates.isEmpty && requestError == nil {
-                lines.append("  no `allow` matches this path and method (default deny)")
+                if completeMatches.isEmpty {
+                    lines.append("  no `match` block matches this path (default deny)")
+                } else {
+                    lines.append("  no `allow` covers this method (default deny); matching blocks:")
+                    for match in completeMatches {
+                        let methods = match.methods.isEmpty ? "no rules" : "allows " + match.methods.map(\.rawValue).joined(separator: ", ")
+                        lines.append("    match \(match.pattern): \(methods)")
+                    }
+                }
             }
             for candidate in candidates {
                 let allow = candidate.allow
@@ -147,7 +172,8 @@ public struct Decision: Sendable {
 
 extension Decision {
     /// The decision as one JSON object (for `--format json` outputs):
-    /// `{"allowed", "grantedBy", "candidates": [{…, "verdict", "blame"}], "debug", "requestError", "lookups"}`.
+    /// `{"allowed", "grantedBy", "candidates": [{…, "verdict", "blame"}], "debug", "requestError", "lookups",
+    /// "completeMatches"}`.
     public func json(in source: SourceFile) -> String {
         func location(_ span: SourceSpan) -> String {
             let start = source.location(of: span.start)
@@ -181,6 +207,10 @@ extension Decision {
         fields.append("\"debug\": [\(debugItems.joined(separator: ", "))]")
         fields.append("\"requestError\": " + (requestError.map(errorJSON) ?? "null"))
         fields.append("\"lookups\": \(lookupCount)")
+        let matches = completeMatches.map {
+            "{\"match\": \(jsonString($0.pattern)), \"methods\": [\($0.methods.map { jsonString($0.rawValue) }.joined(separator: ", "))]}"
+        }
+        fields.append("\"completeMatches\": [\(matches.joined(separator: ", "))]")
         return "{" + fields.joined(separator: ", ") + "}"
     }
 }

@@ -54,7 +54,7 @@ final class Evaluator {
     }
 
     func decide() -> Decision {
-        var decision = Decision(allowed: false, grantedBy: nil, candidates: [], debugOutput: [], requestError: nil, lookupCount: 0)
+        var decision = Decision(allowed: false, grantedBy: nil, candidates: [], debugOutput: [], requestError: nil, lookupCount: 0, completeMatches: [])
         defer { coverage?.requestCount += 1 }
         guard request.service == program.service else {
             decision.requestError = EvaluationError(
@@ -109,6 +109,7 @@ final class Evaluator {
             coverage?.recordAllow(candidate.allow.span, .denied)
         }
         if decision.requestError != nil { decision.allowed = false; decision.grantedBy = nil }
+        if pending.isEmpty { decision.completeMatches = completeMatches(segments) }
         decision.debugOutput = debugOutput
         decision.lookupCount = lookupCache.count
         return decision
@@ -134,6 +135,32 @@ final class Evaluator {
             // INVARIANT: every binding pushed while matching this block is popped here.
             if bindings.count > base { bindings.removeSubrange(base...) }
         }
+    }
+
+    /// Every block that completely matches the path, with the methods its rules grant (for
+    /// explaining a denial where no `allow` covered the method).
+    private func completeMatches(_ segments: [String]) -> [CompleteMatch] {
+        var found: [CompleteMatch] = []
+        func walk(_ blocks: [CompiledBlock], _ start: Int) {
+            for block in blocks {
+                let base = bindings.count
+                let onEnd: (Int) -> Void = { end in
+                    if end == segments.count {
+                        let methods = block.allows.flatMap(\.methods)
+                        found.append(CompleteMatch(pattern: block.fullPattern, methods: methods.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }))
+                    }
+                    walk(block.children, end)
+                }
+                if block.hasRecursiveSegment {
+                    matchPattern(block.pattern[...], segments, start, onEnd)
+                } else if let end = matchFixed(block.pattern, segments, start) {
+                    onEnd(end)
+                }
+                if bindings.count > base { bindings.removeSubrange(base...) }
+            }
+        }
+        walk(program.roots, 0)
+        return found
     }
 
     /// Records the block's applicable `allow`s on a complete match, then tries its children.

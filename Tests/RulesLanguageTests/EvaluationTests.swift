@@ -28,7 +28,14 @@ struct MocksOnly: DocumentLookup {
         let decision = program.evaluate(firestoreRequest("/users/a", .get))
         #expect(!decision.allowed)
         #expect(decision.candidates.isEmpty)
-        #expect(decision.explanation(in: program.source) == "denied\n  no `allow` matches this path and method (default deny)")
+        #expect(decision.explanation(in: program.source) == "denied\n  no `match` block matches this path (default deny)")
+        let wrongMethod = program.evaluate(firestoreRequest("/posts/a", .update))
+        #expect(wrongMethod.completeMatches == [CompleteMatch(pattern: "/databases/{database}/documents/posts/{id}", methods: [.read])])
+        #expect(wrongMethod.explanation(in: program.source) == """
+        denied
+          no `allow` covers this method (default deny); matching blocks:
+            match /databases/{database}/documents/posts/{id}: allows read
+        """)
     }
 
     @Test func outerRulesDoNotApplyToDeeperPaths() throws {
@@ -413,7 +420,7 @@ extension String {
         "match": "/databases/{database}/documents/users/{userId}", "verdict": "denied", "blame": {"line": 5, "column": 46, \
         "expression": "request.auth.uid == userId", "message": "`request.auth.uid == userId` is false", "values": \
         [{"label": "request.auth.uid", "value": "'bob'"}, {"label": "userId", "value": "'alice'"}]}}], "debug": [], \
-        "requestError": null, "lookups": 0}
+        "requestError": null, "lookups": 0, "completeMatches": []}
         """)
     }
 }
