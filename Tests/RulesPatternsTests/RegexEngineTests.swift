@@ -22,6 +22,10 @@ import Testing
         ("a\\Z", "escape `\\Z`"),
         ("\\Ga", "escape `\\G`"),
         ("a{1001}", "repetition count above 1000"),
+        ("(?x) a b", "flag `x`"),
+        ("(?i-x:a)", "flag `x`"),
+        ("(?'n'a)", "named group `(?'name'…)`"),
+        ("(?^)a", "flag `^`"),
     ])
     func rejectsWhatRE2Lacks(pattern: String, construct: String) {
         #expect(RE2Syntax.unsupportedConstruct(in: pattern) == construct)
@@ -29,7 +33,7 @@ import Testing
 
     @Test(arguments: [
         "a+?", "a*?b", "a??", "[(?=]", "\\Q(?=\\E", "(?P<name>a)", "(?i)abc", "\\pL+", "[[:alpha:]]+",
-        "a{2,1000}", "\\d\\w\\s\\b", "(?:a|b)*", "[\\]a]", "a{,", "\\\\1",
+        "a{2,1000}", "\\d\\w\\s\\b", "(?:a|b)*", "[\\]a]", "a{,", "\\\\1", "(?i)a", "(?ims-U:a)", "(?<n>a)",
     ])
     func acceptsRE2Syntax(pattern: String) {
         #expect(RE2Syntax.unsupportedConstruct(in: pattern) == nil)
