@@ -1,3 +1,4 @@
+import Foundation
 import RulesLanguage
 import Testing
 
@@ -21,6 +22,15 @@ import Testing
         let deeper = firestoreRules("match /a/{id} { allow read: if \(nested("f0()")); }", functions: chain)
         let denied = try #require(RulesCompiler.compile(deeper, limits: limits).program).evaluate(firestoreRequest("/a/b", .get))
         #expect(denied.requestError?.code == "RL3010")
+        // A false at the bottom of the deepest chain is explained from inside the last function.
+        let falseChain = chain.replacingOccurrences(of: "function f20() { return true; }", with: "function f20() { return 1 > 2; }")
+        let falseSource = firestoreRules("match /a/{id} { allow read: if \(nested("f1()")); }", functions: falseChain)
+        let explained = try #require(RulesCompiler.compile(falseSource, limits: limits).program).evaluate(firestoreRequest("/a/b", .get))
+        guard case .denied(let blame)? = explained.candidates.first?.verdict else {
+            Issue.record("expected a denial")
+            return
+        }
+        #expect(blame.message == "`1 > 2` is false")
     }
 }
 
