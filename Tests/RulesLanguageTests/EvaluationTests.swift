@@ -449,3 +449,24 @@ extension String {
         }
     }
 }
+
+@Suite struct ProgramCacheTests {
+    @Test func compilesEachSourceOnceAcrossThreads() async throws {
+        let cache = ProgramCache(capacity: 4, regexEngine: TestRegexEngine())
+        let source = SourceFile(name: "c.rules", text: firestoreRules("match /a/{id} { allow read: if id == 'x'; }"))
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<16 {
+                group.addTask { cache.compile(source).program?.evaluate(firestoreRequest("/a/x", .get)).allowed ?? false }
+            }
+            for await allowed in group { #expect(allowed) }
+        }
+        // Racing first uses may compile more than once, but never more than once per task.
+        let first = cache.compilations
+        #expect(first >= 1 && first <= 16)
+        _ = cache.compile(source)
+        #expect(cache.compilations == first)
+        let other = SourceFile(name: "c.rules", text: source.text + "\n")
+        _ = cache.compile(other)
+        #expect(cache.compilations == first + 1)
+    }
+}
