@@ -100,7 +100,10 @@ final class Evaluator {
                 coverage?.recordAllow(candidate.allow.span, .denied)
                 continue
             } catch {}
+            // Explaining re-evaluates parts of the condition (quadratic along a blame path), so it
+            // gets its own, larger budget; the request's step count is restored afterwards.
             let savedSteps = steps
+            steps = -99 * program.limits.evaluationStepLimit
             explaining = true
             let why = explain(condition)
             explaining = false

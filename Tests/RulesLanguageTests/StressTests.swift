@@ -46,3 +46,18 @@ import Testing
         #expect(program.evaluate(firestoreRequest("/a/b", .get)).allowed)
     }
 }
+
+@Suite struct ExplanationBudgetTests {
+    @Test func longChainsAreExplainedWithoutHittingTheStepLimit() throws {
+        // 60 terms, the last false: evaluating costs ~300 steps, explaining re-evaluates prefixes.
+        let terms = (0..<59).map { "request.path[\($0 % 4)] is string" } + ["1 > 2"]
+        let program = try #require(compileOrFail(firestoreRules("match /a/{id} { allow read: if \(terms.joined(separator: " && ")); }")))
+        let decision = program.evaluate(firestoreRequest("/a/b", .get))
+        #expect(decision.requestError == nil)
+        guard case .denied(let blame)? = decision.candidates.first?.verdict else {
+            Issue.record("expected a denial")
+            return
+        }
+        #expect(blame.message == "`1 > 2` is false")
+    }
+}
