@@ -110,6 +110,8 @@ struct DiagnosticCase: CustomTestStringConvertible, Sendable {
         DiagnosticCase(name: "collection, not document", source: "service cloud.firestore { match /databases/{d}/documents { match 1️⃣/users2️⃣ { allow read; } } }",
                        code: "RL2025", message: "unreachable: this pattern matches a collection, not a document",
                        help: "rules apply to documents: add a `/{docId}` segment"),
+        DiagnosticCase(name: "wildcard shadows a global", source: "service cloud.firestore { match /databases/{d}/documents { match 1️⃣/a/{request}2️⃣ { allow read; } } }",
+                       code: "RL2020", message: "wildcard `request` shadows the global `request`", help: "rename the wildcard, e.g. `{requestId}`"),
         DiagnosticCase(name: "get in storage", source: "service firebase.storage { match /b/{b}/o { allow read: if 1️⃣get(/databases/(default)/documents/a/b)2️⃣ != null; } }",
                        code: "RL2002", message: "`get()` is not available in Storage rules", help: "use `firestore.get(…)`"),
         DiagnosticCase(name: "too many parameters", source: "service cloud.firestore { function 1️⃣f2️⃣(a, b, c, d, e, f, g, h) { return true; } }",
