@@ -31,6 +31,8 @@ public struct Blame: Sendable, Hashable {
     public var error: EvaluationError?
     /// Operand values as `(label, value)`, e.g. `("left", "'bob'")`, `("right", "'alice'")`.
     public var values: [Operand]
+    /// For `a || b`: why the other alternatives failed too (each with its own blame).
+    public var alternatives: [Blame] = []
 
     /// One labelled value involved in the blamed sub-expression.
     public struct Operand: Sendable, Hashable {
@@ -156,8 +158,7 @@ public struct Decision: Sendable {
                 case .notEvaluated: lines.append(header + ": not evaluated")
                 case .denied(let blame):
                     lines.append(header + ":")
-                    lines.append("    \(source.name):\(source.location(of: blame.span.start)): \(blame.message)")
-                    for operand in blame.values { lines.append("      \(operand.label) = \(operand.value)") }
+                    lines += blame.lines(in: source, prefix: "    ")
                 }
             }
         }
@@ -165,6 +166,23 @@ public struct Decision: Sendable {
             lines.append("debug \(source.name):\(source.location(of: entry.span.start)): \(entry.value)")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+// MARK: - Rendering
+
+extension Blame {
+    /// The blame as indented lines: location and message, operand values, then each failed
+    /// alternative prefixed with `or`.
+    func lines(in source: SourceFile, prefix: String) -> [String] {
+        var out = ["\(prefix)\(source.name):\(source.location(of: span.start)): \(message)"]
+        for operand in values { out.append("\(prefix)  \(operand.label) = \(operand.value)") }
+        for alternative in alternatives {
+            var nested = alternative.lines(in: source, prefix: prefix)
+            if let first = nested.first { nested[0] = prefix + "or " + first.dropFirst(prefix.count) }
+            out += nested
+        }
+        return out
     }
 }
 
@@ -188,6 +206,16 @@ extension Decision {
             if let span = error.span { fields += ", " + location(span) }
             return "{\(fields)}"
         }
+        func blameJSON(_ blame: Blame) -> String {
+            let values = blame.values.map { "{\"label\": \(jsonString($0.label)), \"value\": \(jsonString($0.value))}" }
+            var fields = "\(location(blame.span)), \"expression\": \(jsonString(blame.expression)), \"message\": \(jsonString(blame.message))"
+            if let error = blame.error { fields += ", \"error\": \(errorJSON(error))" }
+            fields += ", \"values\": [\(values.joined(separator: ", "))]"
+            if !blame.alternatives.isEmpty {
+                fields += ", \"alternatives\": [\(blame.alternatives.map(blameJSON).joined(separator: ", "))]"
+            }
+            return "{\(fields)}"
+        }
         var fields = ["\"allowed\": \(allowed)"]
         fields.append("\"grantedBy\": " + (grantedBy.map { "{\(allowJSON($0))}" } ?? "null"))
         let candidateItems = candidates.map { candidate -> String in
@@ -195,11 +223,7 @@ extension Decision {
             case .granted: return "{\(allowJSON(candidate.allow)), \"verdict\": \"granted\"}"
             case .notEvaluated: return "{\(allowJSON(candidate.allow)), \"verdict\": \"notEvaluated\"}"
             case .denied(let blame):
-                let values = blame.values.map { "{\"label\": \(jsonString($0.label)), \"value\": \(jsonString($0.value))}" }
-                var blameFields = "\(location(blame.span)), \"expression\": \(jsonString(blame.expression)), \"message\": \(jsonString(blame.message))"
-                if let error = blame.error { blameFields += ", \"error\": \(errorJSON(error))" }
-                blameFields += ", \"values\": [\(values.joined(separator: ", "))]"
-                return "{\(allowJSON(candidate.allow)), \"verdict\": \"denied\", \"blame\": {\(blameFields)}}"
+                return "{\(allowJSON(candidate.allow)), \"verdict\": \"denied\", \"blame\": \(blameJSON(blame))}"
             }
         }
         fields.append("\"candidates\": [\(candidateItems.joined(separator: ", "))]")

@@ -33,8 +33,12 @@ extension Evaluator {
                 if case .success(.bool(false)) = result(rhs) { return explain(rhs) }
                 return explain(lhs)
             }
-        case .binary(.or, let lhs, _):
-            return explain(lhs)
+        case .binary(.or, let lhs, let rhs):
+            // Both sides failed (else the `||` would have granted): blame the left, and list
+            // the right as an alternative that failed too (`a || b || c` lists b and c).
+            var blame = explain(lhs)
+            blame.alternatives.append(explain(rhs))
+            return blame
         case .ternary(let condition, let then, let otherwise):
             switch result(condition) {
             case .success(.bool(let b)): return explain(b ? then : otherwise)
@@ -79,6 +83,11 @@ extension Evaluator {
         var operands: [Blame.Operand] = []
         let skipReceiver = namespace(of: { if case .call(let r, _, _) = expr.kind { r } else { nil } }()) != nil
         for (offset, child) in expr.children.enumerated() where !(skipReceiver && offset == 0) {
+            // Literals show their own value: listing them adds nothing.
+            switch child.kind {
+            case .null, .bool, .int, .float, .string, .bytes: continue
+            default: break
+            }
             if case .success(let value) = result(child) {
                 operands.append(Blame.Operand(label: text(child), value: Evaluator.shorten(value.description)))
             }

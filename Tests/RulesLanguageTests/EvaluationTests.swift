@@ -470,3 +470,36 @@ extension String {
         #expect(cache.compilations == first + 1)
     }
 }
+
+@Suite struct AlternativeBlameTests {
+    @Test func everyFailedAlternativeIsExplained() throws {
+        let program = try #require(compileOrFail(firestoreRules("""
+        match /docs/{id} {
+          function isOwner() { return request.auth.uid == resource.data.owner; }
+          function isAdmin() { return request.auth.token.admin == true; }
+          allow update: if isOwner() || isAdmin() || id == 'public';
+        }
+        """)))
+        let request = RulesRequest(service: .firestore, path: firestorePrefix + "/docs/d1", method: .update,
+                                   auth: Auth(uid: "bob", token: ["admin": .bool(false)]), resource: .map(["owner": .string("ann")]),
+                                   requestResource: .map([:]))
+        let decision = program.evaluate(request)
+        #expect(decision.explanation(in: program.source) == """
+        denied
+          `allow update` at test.rules:8:3 (match /databases/{database}/documents/docs/{id}):
+            test.rules:6:31: `request.auth.uid == resource.data.owner` is false
+              request.auth.uid = 'bob'
+              resource.data.owner = 'ann'
+            or test.rules:7:31: `request.auth.token.admin == true` is false
+              request.auth.token.admin = false
+            or test.rules:8:46: `id == 'public'` is false
+              id = 'd1'
+        """)
+        guard case .denied(let blame)? = decision.candidates.first?.verdict else {
+            Issue.record("expected a denial")
+            return
+        }
+        #expect(blame.alternatives.count == 2)
+        #expect(decision.json(in: program.source).contains("\"alternatives\": [{\"line\": 7, \"column\": 31"))
+    }
+}
