@@ -15,7 +15,11 @@ extension Evaluator {
     }
 
     func blame(for error: EvaluationError, at expr: Expr) -> Blame {
-        Blame(span: error.span ?? expr.span, expression: error.span == nil ? text(expr) : "", message: error.message, error: error, values: [])
+        let span = error.span ?? expr.span
+        let bytes = program.source.bytes
+        let expression = span.start >= 0 && span.start < span.end && span.end <= bytes.count
+            ? String(decoding: bytes[span.start..<span.end], as: UTF8.self) : text(expr)
+        return Blame(span: span, expression: expression, message: error.message, error: error, values: [])
     }
 
     static func shorten(_ text: String) -> String {

@@ -206,6 +206,11 @@ struct MocksOnly: DocumentLookup {
         #expect(!single.allowed)
         #expect(single.requestError?.code == "RL3011")
         #expect(single.lookupCount == 10)
+        guard case .denied(let blame)? = single.candidates.first?.verdict else {
+            Issue.record("expected the first candidate to carry the limit error")
+            return
+        }
+        #expect(blame.expression == "exists(\(path)/c/d10)")
         // Batched writes may make 20 lookups.
         #expect(program.evaluate(firestoreRequest("/a/b", .get, batched: true)).allowed)
     }
