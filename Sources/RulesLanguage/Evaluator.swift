@@ -16,6 +16,8 @@ final class Evaluator {
     /// Which function scope names resolve in.
     var scope = 1
     var callDepth = 0
+    /// Nesting of `eval` (and of explanations) right now, bounded by `maxEvaluationDepth`.
+    var evaluationDepth = 0
     var steps = 0
     /// While explaining, `debug()` output and coverage are not recorded again.
     var explaining = false
@@ -131,6 +133,12 @@ final class Evaluator {
         steps += 1
         if steps > program.limits.evaluationStepLimit {
             throw EvaluationError(code: "RL3012", message: "more than \(program.limits.evaluationStepLimit) expressions evaluated for one request",
+                                  span: expr.span, isLimit: true)
+        }
+        evaluationDepth += 1
+        defer { evaluationDepth -= 1 }
+        if evaluationDepth > program.limits.maxEvaluationDepth {
+            throw EvaluationError(code: "RL3019", message: "expressions nest more than \(program.limits.maxEvaluationDepth) deep across function calls",
                                   span: expr.span, isLimit: true)
         }
         guard let coverage, !explaining else { return try evalNode(expr) }

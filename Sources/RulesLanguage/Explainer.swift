@@ -28,6 +28,10 @@ extension Evaluator {
 
     /// Finds the first false or erroring sub-expression of a condition that did not grant.
     func explain(_ expr: Expr) -> Blame {
+        // Explanations recurse like evaluation does, so they share its depth bound.
+        guard evaluationDepth < program.limits.maxEvaluationDepth else { return describe(expr) }
+        evaluationDepth += 1
+        defer { evaluationDepth -= 1 }
         switch expr.kind {
         case .binary(.and, let lhs, let rhs):
             switch result(lhs) {
