@@ -61,7 +61,7 @@ let package = Package(
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
-            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
     ]
