@@ -59,7 +59,7 @@ let package = Package(
         ]),
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
                           path: "Benchmarks/ValidatorBenchmarks"),
-        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -94,7 +94,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
-            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
