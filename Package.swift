@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
+        .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
+        .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
+        .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
