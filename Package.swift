@@ -50,6 +50,7 @@ let package = Package(
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
+        .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
@@ -57,7 +58,7 @@ let package = Package(
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",
+            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting", "CorpusGeneration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -83,6 +84,10 @@ let package = Package(
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
             "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "CorpusGenerationTests", dependencies: [
+            "CorpusGeneration", "FieldValidation", "BatchValidation", "Patterns", "RulesTesting", "RulesLanguage", "RulesPatterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
