@@ -95,7 +95,8 @@ struct CorpusGenerateCommand: ParsableCommand {
 
     private func defaultRules() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
-        let directory = getcwd(&buffer, buffer.count).map { _ in String(cString: buffer) } ?? "."
+        let directory = getcwd(&buffer, buffer.count) == nil ? "."
+            : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return directory + "/rules/\(service.rawValue).rules"
     }
 }

@@ -57,7 +57,7 @@ struct ValidatorPropertyTests {
                 #expect(again.isValid && again.normalized == normalized, "\(value.debugDescription) → \(normalized.debugDescription)")
             }
         }
-        #expect(checked > 1000)
+        #expect(checked >= 250)  // the `valid` records of both generators, plus the extras
         // Passwords expose no normalized form at all.
         #expect(try PasswordValidator().validate("a-valid-long-passphrase").normalized == nil)
     }
