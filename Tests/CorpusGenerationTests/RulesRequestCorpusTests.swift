@@ -29,4 +29,19 @@ struct RulesRequestCorpusTests {
             Issue.record("mutation \(mutation.name) never generated")
         }
     }
+
+    @Test("the committed case-file samples are current and pass", arguments: [
+        (RulesRequestCorpus.Service.firestore, 200), (.storage, 100),
+    ])
+    func samples(service: RulesRequestCorpus.Service, count: Int) throws {
+        let path = repoPath("corpus/generated-samples/\(service.rawValue).cases.json")
+        var corpus = RulesRequestCorpus(seed: 1, service: service)
+        let expected = RulesRequestCorpus.caseFile(rules: "../../rules/\(service.rawValue).rules", service: service, cases: corpus.cases(count))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == expected, "\(path) is stale (docs/CORPORA.md, Samples)")
+        let results = try RulesTestRunner().run(caseFileAt: path)
+        #expect(results.count == count)
+        let failed = results.filter { !$0.passed }.map(\.name)
+        #expect(failed.isEmpty, "\(failed)")
+    }
 }
