@@ -14,5 +14,6 @@ struct Validate: ParsableCommand {
             DisplayNameCommand.self,
             RulesCommand.self,
             NamesCommand.self,
+            CorpusCommand.self,
         ])
 }
