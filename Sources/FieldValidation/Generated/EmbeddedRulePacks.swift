@@ -400,7 +400,7 @@ rules:
     on: domain
     unless: [email.unsafe-characters, email.domain-characters, email.domain-leading-period,
              email.domain-trailing-period, email.domain-consecutive-periods, email.domain-hyphen,
-             email.domain-reserved-hyphens]
+             email.domain-reserved-hyphens, email.display-name, email.comment]
     message: "The part after the @-sign is not a valid internationalized domain name ({reason})."
     description: >-
       Non-ASCII domains are mapped with UTS 46 (non-transitional) and checked under IDNA 2008 by
