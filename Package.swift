@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
+        .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
+        .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
+        .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -57,11 +60,16 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
-        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
+                          path: "Benchmarks/ValidatorBenchmarks"),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
+        .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
+                          path: "Benchmarks/BatchEngineBench"),
 
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
@@ -79,6 +87,9 @@ let package = Package(
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
+        // Runs the built `validate` binary against golden transcripts in corpus/cli/.
+        .testTarget(name: "CLITests", dependencies: ["validate"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "FieldValidationTests", dependencies: [
             "FieldValidation", "Diagnostics", "Patterns",
@@ -86,7 +97,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
-            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: [

@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Patterns
+
+/// Everything that shapes one batch run, apart from the checker and the inputs.
+public struct BatchConfiguration: Sendable {
+    /// How records are framed and where the field is.
+    public var input: InputFormat
+    /// Which fields to read (CSV / JSONL).
+    public var fields: FieldSelection
+    /// Context used where a record has none of its own (`--username`, …).
+    public var fixedContext: RecordContext
+    /// How records are rendered.
+    public var writer: WriterOptions
+    /// Stop after the first invalid record (its output is still written).
+    public var failFast: Bool
+    /// The longest record accepted, in bytes; longer ones get `input.too-long` (default 1 MiB).
+    public var maxRecordBytes: Int
+    /// Worker threads (defaults to the number of active cores).
+    public var jobs: Int
+    /// Whether a progress bar may be drawn (the caller checks TTY and `--quiet`); it is drawn
+    /// only while reading a regular file.
+    public var showsProgress: Bool
+
+    /// Creates a configuration.
+    public init(input: InputFormat = .lines, fields: FieldSelection = FieldSelection(), fixedContext: RecordContext = RecordContext(),
+                writer: WriterOptions, failFast: Bool = false, maxRecordBytes: Int = 1 << 20,
+                jobs: Int = BatchConfiguration.activeCores, showsProgress: Bool = false) {
+        self.input = input
+        self.fields = fields
+        self.fixedContext = fixedContext
+        self.writer = writer
+        self.failFast = failFast
+        self.maxRecordBytes = maxRecordBytes
+        self.jobs = max(1, jobs)
+        self.showsProgress = showsProgress
+    }
+
+    /// The number of cores this process may use.
+    public static var activeCores: Int {
+        #if canImport(Glibc)
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        max(1, Int(sysconf(_SC_NPROCESSORS_ONLN)))
+        #endif
+    }
+}
+
+/// What happened in a run: totals, per-input tallies and problems.
+public struct BatchReport: Sendable {
+    /// Totals over every readable input.
+    public var total = Tally()
+    /// One tally per input that could be read, in order.
+    public var files: [(name: String, tally: Tally)] = []
+    /// Inputs that could not be read (or whose CSV header was unusable).
+    public var unreadable: [InputError] = []
+    /// True when `--fail-fast` stopped the run early.
+    public var stoppedEarly = false
+    /// Why writing the output failed, if it did.
+    public var outputFailure: String?
+
+    /// The process exit status: 2 unreadable input or output, 1 any invalid record, else 0.
+    public var exitStatus: Int32 {
+        if !unreadable.isEmpty || outputFailure != nil { return 2 }
+        return total.invalid > 0 ? 1 : 0
+    }
+}
+
+/// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
+/// the results in input order, with exactly one output record per input record.
+///
+/// Memory stays bounded: at most `4 × jobs` chunks (each about 256 KiB of input plus at most
+/// one record, and ≤ 32768 records) and their output are held at once.
+public final class BatchRunner {
+    private let configuration: BatchConfiguration
+    private let checker: any FieldChecker
+    private let output: OutputSink
+    private let errors: OutputSink
+    private let writer: RecordWriter
+
+    /// Creates a runner.
+    ///
+    /// - Parameters:
+    ///   - configuration: formats, fields, limits and parallelism.
+    ///   - checker: the validation, called concurrently.
+    ///   - output: where records and summaries go.
+    ///   - errors: where unreadable inputs are reported (and the progress bar is drawn).
+    public init(configuration: BatchConfiguration, checker: any FieldChecker, output: OutputSink, errors: OutputSink) {
+        self.configuration = configuration
+        self.checker = checker
+        self.output = output
+        self.errors = errors
+        self.writer = RecordWriter(options: configuration.writer)
+    }
+
+    /// Processes every input in order and writes the footer (summary) at the end.
+    public func run(_ inputs: [InputSpec]) -> BatchReport {
+        var report = BatchReport()
+        var header: [UInt8] = []
+        writer.header(into: &header)
+        output.write(header)
+        for spec in inputs where !report.stoppedEarly {
+            do throws(InputError) {
+                let tally = try runOne(spec, report: &report)
+                report.files.append((name: spec.path, tally: tally))
+                report.total.merge(tally)
+            } catch {
+                report.unreadable.append(error)
+                errors.write("validate: error: \(error)\n")
+            }
+        }
+        var footer: [UInt8] = []
+        writer.footer(total: report.total, files: report.files, into: &footer)
+        output.write(footer)
+        if let failure = output.failure {
+            report.outputFailure = failure
+            errors.write("validate: error: cannot write \(output.name): \(failure)\n")
+        }
+        return report
+    }
+
+    // MARK: - One input
+
+    private func runOne(_ spec: InputSpec, report: inout BatchReport) throws(InputError) -> Tally {
+        let file = try InputFile(spec)
+        let chunker = RecordChunker(input: file, framing: configuration.input.framing, maxRecordBytes: configuration.maxRecordBytes)
+        var pending: [RecordChunk] = []
+        var nextNumber = 1
+
+        // CSV: the first row is the header; it names the columns and is not a record.
+        var headerRow: [UInt8]?
+        if configuration.input == .csv, var first = try chunker.next() {
+            let row = first.records.removeFirst()
+            if let damage = row.damage(limit: first.maxRecordBytes) { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
+            headerRow = Array(first.bytes[row.start..<row.end])
+            if !first.records.isEmpty { pending.append(first) }
+        }
+        let decoder: RecordDecoder
+        do {
+            decoder = try headerRow.withUnsafeOptionalBytes { header throws(HeaderError) in
+                try RecordDecoder.make(format: configuration.input, fields: configuration.fields, header: header)
+            }
+        } catch {
+            throw InputError(name: file.name, reason: error.reason)
+        }
+
+        let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
+        defer { progress?.finish() }
+        let batchSize = configuration.jobs * 4
+        let context = ChunkContext(file: file.name, decoder: decoder, checker: checker, writer: writer,
+                                   fixed: configuration.fixedContext, failFast: configuration.failFast)
+        var tally = Tally()
+        while true {
+            while pending.count < batchSize, let chunk = try chunker.next() { pending.append(chunk) }
+            if pending.isEmpty { break }
+            for index in pending.indices {
+                pending[index].firstNumber = nextNumber
+                nextNumber += pending[index].records.count
+            }
+            let results = process(pending, context)
+            pending.removeAll(keepingCapacity: true)
+            for result in results {
+                output.write(result.output)
+                tally.merge(result.tally)
+                if result.stopped {
+                    report.stoppedEarly = true
+                    return tally
+                }
+            }
+            if output.failure != nil { break }
+            if let progress, let size = file.regularFileSize {
+                progress.update(name: file.name, bytesDone: file.bytesRead, bytesTotal: size, records: tally.records)
+            }
+        }
+        return tally
+    }
+
+    /// Checks the chunks on up to `jobs` threads; results come back in chunk order.
+    private func process(_ chunks: [RecordChunk], _ context: ChunkContext) -> [ChunkResult] {
+        let slots = ResultSlots(count: chunks.count)
+        let workers = min(configuration.jobs, chunks.count)
+        if workers <= 1 {
+            for (index, chunk) in chunks.enumerated() { slots.store(context.process(chunk), at: index) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: chunks.count, by: workers) {
+                    slots.store(context.process(chunks[index]), at: index)
+                }
+            }
+        }
+        return slots.results
+    }
+}
+
+// MARK: - Chunk processing
+
+/// The output and counts for one chunk.
+struct ChunkResult: Sendable {
+    var output: [UInt8] = []
+    var tally = Tally()
+    /// True when `--fail-fast` stopped inside this chunk.
+    var stopped = false
+}
+
+/// Everything a worker needs to turn a chunk into a ``ChunkResult``; immutable, shared.
+struct ChunkContext: Sendable {
+    let file: String
+    let decoder: RecordDecoder
+    let checker: any FieldChecker
+    let writer: RecordWriter
+    let fixed: RecordContext
+    let failFast: Bool
+
+    func process(_ chunk: RecordChunk) -> ChunkResult {
+        var result = ChunkResult()
+        let perRecord = writer.options.format.isPerRecord
+        if perRecord { result.output.reserveCapacity(chunk.records.count * 96) }
+        let detail: OutcomeDetail = perRecord ? .full : .violationsOnly
+        let isLines: Bool = if case .lines = decoder.kind { true } else { false }
+
+        /// Checks one decoded field and writes its output; returns whether it is valid.
+        func check(_ fields: DecodedFields, _ number: Int, _ output: inout [UInt8]) -> Verdict {
+            // INVARIANT: line records were scanned whole; decoded CSV/JSONL fields may still be
+            // empty or hold an escaped NUL.
+            if !isLines, let damage = InputDamage.scanDecoded(fields.value) {
+                return emit(.damaged(damage), number, nil, &output)
+            }
+            let context = isLines ? fixed : fields.context.filled(from: fixed)
+            return emit(.checked(checker.check(fields.value, context: context, detail: detail)), number, fields.value, &output)
+        }
+
+        func emit(_ verdict: Verdict, _ number: Int, _ value: UnsafeRawBufferPointer?, _ output: inout [UInt8]) -> Verdict {
+            if perRecord { writer.record(file: file, number: number, value: value, verdict: verdict, into: &output) }
+            return verdict
+        }
+
+        chunk.bytes.withUnsafeBytes { all in
+            // One pass over the whole chunk usually proves every record free of NUL and
+            // invalid UTF-8 (line breaks are ASCII, so record boundaries never split a sequence).
+            let clean = all.baseAddress.map { memchr($0, 0, all.count) == nil } == true && isValidUTF8(all)
+            for offset in chunk.records.indices {
+                let raw = chunk.records[offset]
+                let number = chunk.firstNumber + offset
+                let record = UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])
+                let verdict: Verdict
+                if let damage = raw.damage(limit: chunk.maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
+                    verdict = emit(.damaged(damage), number, nil, &result.output)
+                } else if isLines {
+                    verdict = check(DecodedFields(value: record, context: fixed), number, &result.output)
+                } else {
+                    switch decoder.withFields(record, { check($0, number, &result.output) }) {
+                    case let .success(checked): verdict = checked
+                    case let .failure(damage): verdict = emit(.damaged(damage), number, nil, &result.output)
+                    }
+                }
+                result.tally.add(verdict)
+                if failFast && !verdict.isValid {
+                    result.stopped = true
+                    break
+                }
+            }
+        }
+        return result
+    }
+}
+
+/// Per-chunk result slots written by distinct workers (each index by exactly one worker).
+private final class ResultSlots: @unchecked Sendable {
+    // INVARIANT: every index is stored by exactly one worker, and `results` is read only after
+    // `concurrentPerform` returned, so no two threads touch the same element concurrently.
+    private var storage: UnsafeMutableBufferPointer<ChunkResult>
+
+    init(count: Int) {
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: ChunkResult())
+    }
+
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+
+    func store(_ result: ChunkResult, at index: Int) { storage[index] = result }
+
+    var results: [ChunkResult] { Array(storage) }
+}
+
+extension InputDamage {
+    /// Checks a decoded field (CSV/JSONL): its record was valid UTF-8 without NUL, but the
+    /// field itself may be empty or hold an escaped NUL (`\u0000`).
+    static func scanDecoded(_ bytes: UnsafeRawBufferPointer) -> InputDamage? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return .empty }
+        if let nul = memchr(base, 0, bytes.count) { return .nulByte(offset: UnsafeRawPointer(nul) - base) }
+        return nil
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Calls `body` with the bytes, or with nil.
+    func withUnsafeOptionalBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer?) throws(E) -> R) throws(E) -> R {
+        switch self {
+        case let .some(bytes):
+            let result: Result<R, E> = bytes.withUnsafeBytes { raw in Result { () throws(E) in try body(raw) } }
+            return try result.get()
+        case .none: return try body(nil)
+        }
+    }
+}

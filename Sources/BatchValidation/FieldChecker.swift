@@ -1,0 +1,96 @@
+/// Context a password check needs: who the account is and which app it is for.
+public struct RecordContext: Sendable, Hashable {
+    /// The account's username, if known.
+    public var username: String?
+    /// The account's email address, if known.
+    public var email: String?
+    /// The app's name, if known.
+    public var appName: String?
+
+    /// Creates a context; every part is optional.
+    public init(username: String? = nil, email: String? = nil, appName: String? = nil) {
+        self.username = username
+        self.email = email
+        self.appName = appName
+    }
+
+    /// This context with every missing part taken from `fallback`.
+    func filled(from fallback: RecordContext) -> RecordContext {
+        RecordContext(username: username ?? fallback.username, email: email ?? fallback.email,
+                      appName: appName ?? fallback.appName)
+    }
+}
+
+/// One rule a field broke.
+public struct FieldViolation: Sendable, Hashable {
+    /// Stable error code (what summaries count).
+    public var code: String
+    /// Stable dotted rule id, e.g. `display-name.consecutive-periods`.
+    public var rule: String
+    /// End-user message; never contains a password.
+    public var message: String
+
+    /// Creates a violation.
+    public init(code: String, rule: String, message: String) {
+        self.code = code
+        self.rule = rule
+        self.message = message
+    }
+}
+
+/// What a ``FieldChecker`` says about one field.
+public struct FieldOutcome: Sendable, Hashable {
+    /// Every rule the field broke; empty when valid.
+    public var violations: [FieldViolation]
+    /// The value to store, when the checker has one to show (never for passwords).
+    public var normalized: String?
+    /// The canonical uniqueness key (display names), if any.
+    public var key: String?
+
+    /// True when no rule was broken.
+    public var isValid: Bool { violations.isEmpty }
+
+    /// Creates an outcome.
+    public init(violations: [FieldViolation] = [], normalized: String? = nil, key: String? = nil) {
+        self.violations = violations
+        self.normalized = normalized
+        self.key = key
+    }
+}
+
+/// How much of a ``FieldOutcome`` the output needs.
+public enum OutcomeDetail: Sendable, Hashable {
+    /// Violations plus `normalized` and `key` (record-by-record output).
+    case full
+    /// Violations only (summaries): checkers may skip computing `normalized` and `key`.
+    case violationsOnly
+}
+
+/// The validation plugged into the engine: takes one field, returns its outcome.
+///
+/// Called concurrently from several threads, so implementations must be thread-safe.
+public protocol FieldChecker: Sendable {
+    /// Checks one field value.
+    ///
+    /// - Parameters:
+    ///   - value: the field's bytes; the engine guarantees they are non-empty, well-formed
+    ///     UTF-8 and free of NUL bytes.
+    ///   - context: per-record context (password checks), already merged with fixed values.
+    ///   - detail: what the output needs; ``OutcomeDetail/violationsOnly`` allows shortcuts.
+    /// - Returns: every violation, and the normalized value and key where ``OutcomeDetail/full``.
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome
+}
+
+/// A ``FieldChecker`` made from a closure over the field as a `String` (tests, small tools).
+public struct ClosureChecker: FieldChecker {
+    private let body: @Sendable (String, RecordContext) -> FieldOutcome
+
+    /// Wraps `body`, which receives the field decoded as a `String`.
+    public init(_ body: @escaping @Sendable (String, RecordContext) -> FieldOutcome) {
+        self.body = body
+    }
+
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        body(String(decoding: value, as: UTF8.self), context)
+    }
+}

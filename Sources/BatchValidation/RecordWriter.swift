@@ -1,0 +1,285 @@
+/// The output formats `validate` writes.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    /// One line per record for people, then a summary.
+    case text
+    /// One JSON object per record (the `validate` record contract).
+    case jsonl
+    /// One CSV row per record after a header row.
+    case csv
+    /// Totals and counts per code, as text.
+    case summary
+    /// Totals and counts per code, as one JSON object.
+    case summaryJSON = "summary-json"
+
+    /// True when the format writes one entry per record.
+    public var isPerRecord: Bool { self == .text || self == .jsonl || self == .csv }
+}
+
+/// Which records the per-record formats write (summaries always count every record).
+public enum RecordFilter: String, Sendable, CaseIterable {
+    /// Every record.
+    case all
+    /// Only records that failed.
+    case invalid
+    /// Only records that passed.
+    case valid
+
+    func admits(_ isValid: Bool) -> Bool {
+        switch self {
+        case .all: true
+        case .invalid: !isValid
+        case .valid: isValid
+        }
+    }
+}
+
+/// How records are rendered.
+public struct WriterOptions: Sendable, Hashable {
+    /// The output format.
+    public var format: OutputFormat
+    /// Which records to write.
+    public var only: RecordFilter
+    /// Whether the field is secret (passwords): then neither the input nor `normalized` is ever
+    /// written, whatever the format.
+    public var isSecret: Bool
+    /// Whether records carry a uniqueness key column/field (display names).
+    public var includesKey: Bool
+    /// Whether to colour `text` output (decided by the caller: a TTY and no `NO_COLOR`).
+    public var color: Bool
+    /// Whether records name their input file (several inputs in one run).
+    public var showsFile: Bool
+
+    /// Creates options.
+    public init(format: OutputFormat, only: RecordFilter = .all, isSecret: Bool = false, includesKey: Bool = false,
+                color: Bool = false, showsFile: Bool = false) {
+        self.format = format
+        self.only = only
+        self.isSecret = isSecret
+        self.includesKey = includesKey
+        self.color = color
+        self.showsFile = showsFile
+    }
+}
+
+/// Renders records, headers and summaries as UTF-8 bytes.
+struct RecordWriter: Sendable {
+    let options: WriterOptions
+
+    /// Written once before the first record.
+    func header(into out: inout [UInt8]) {
+        guard options.format == .csv else { return }
+        var columns = options.showsFile ? ["file"] : []
+        columns += ["record", "valid", "codes", "messages"]
+        if !options.isSecret { columns.append("normalized") }
+        if options.includesKey { columns.append("key") }
+        out.append(contentsOf: columns.joined(separator: ",").utf8)
+        out.append(0x0A)
+    }
+
+    /// Writes one record, if the format and filter want it.
+    func record(file: String, number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict, into out: inout [UInt8]) {
+        guard options.format.isPerRecord, options.only.admits(verdict.isValid) else { return }
+        let violations: [FieldViolation]
+        var normalized: String?
+        var key: String?
+        switch verdict {
+        case let .damaged(damage):
+            violations = [FieldViolation(code: damage.code, rule: damage.code, message: damage.message)]
+        case let .checked(outcome):
+            violations = outcome.violations
+            normalized = options.isSecret ? nil : outcome.normalized
+            key = options.isSecret ? nil : outcome.key
+        }
+        switch options.format {
+        case .jsonl: jsonl(file, number, verdict.isValid, violations, normalized, key, &out)
+        case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
+        case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
+        case .summary, .summaryJSON: break
+        }
+    }
+
+    // MARK: - Per-record formats
+
+    private func jsonl(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
+                       _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
+        out.append(contentsOf: #"{"#.utf8)
+        if options.showsFile {
+            out.append(contentsOf: #""file": "#.utf8); appendJSON(file.utf8, &out); out.append(contentsOf: ", ".utf8)
+        }
+        out.append(contentsOf: #""record": "#.utf8)
+        appendDecimal(number, &out)
+        out.append(contentsOf: (valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#).utf8)
+        for (index, violation) in violations.enumerated() {
+            if index > 0 { out.append(contentsOf: ", ".utf8) }
+            out.append(contentsOf: #"{"code": "#.utf8); appendJSON(violation.code.utf8, &out)
+            out.append(contentsOf: #", "rule": "#.utf8); appendJSON(violation.rule.utf8, &out)
+            out.append(contentsOf: #", "message": "#.utf8); appendJSON(violation.message.utf8, &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        if let normalized {
+            out.append(contentsOf: #", "normalized": "#.utf8); appendJSON(normalized.utf8, &out)
+        }
+        if let key, options.includesKey {
+            out.append(contentsOf: #", "key": "#.utf8); appendJSON(key.utf8, &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+    }
+
+    private func csv(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
+                     _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
+        if options.showsFile { appendCSV(file, &out); out.append(UInt8(ascii: ",")) }
+        appendDecimal(number, &out)
+        out.append(contentsOf: (valid ? ",true," : ",false,").utf8)
+        appendCSV(violations.map(\.code).joined(separator: ";"), &out)
+        out.append(UInt8(ascii: ","))
+        appendCSV(violations.map(\.message).joined(separator: " "), &out)
+        if !options.isSecret { out.append(UInt8(ascii: ",")); appendCSV(normalized ?? "", &out) }
+        if options.includesKey { out.append(UInt8(ascii: ",")); appendCSV(key ?? "", &out) }
+        out.append(0x0A)
+    }
+
+    private func text(_ file: String, _ number: Int, _ valid: Bool, _ value: UnsafeRawBufferPointer?,
+                      _ violations: [FieldViolation], _ normalized: String?, _ out: inout [UInt8]) {
+        if options.showsFile { out.append(contentsOf: file.utf8); out.append(UInt8(ascii: ":")) }
+        appendDecimal(number, &out)
+        out.append(contentsOf: ": ".utf8)
+        let word = valid ? "valid" : "invalid"
+        if options.color { out.append(contentsOf: (valid ? "\u{1B}[32m" : "\u{1B}[31m").utf8) }
+        out.append(contentsOf: word.utf8)
+        if options.color { out.append(contentsOf: "\u{1B}[0m".utf8) }
+        if let value {
+            let shown = String(decoding: value, as: UTF8.self)
+            out.append(UInt8(ascii: " "))
+            appendQuoted(shown, &out)
+            if let normalized, normalized != shown {
+                out.append(contentsOf: " -> ".utf8)
+                appendQuoted(normalized, &out)
+            }
+        }
+        for (index, violation) in violations.enumerated() {
+            out.append(contentsOf: (index == 0 ? ": " : "; ").utf8)
+            out.append(contentsOf: violation.message.utf8)
+            out.append(contentsOf: " [".utf8)
+            out.append(contentsOf: violation.code.utf8)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(0x0A)
+    }
+
+    // MARK: - Summaries
+
+    /// Written once after the last record: the summary for `text`, `summary` and `summary-json`.
+    func footer(total: Tally, files: [(name: String, tally: Tally)], into out: inout [UInt8]) {
+        switch options.format {
+        case .jsonl, .csv: return
+        case .text:
+            out.append(0x0A)
+            summaryText(total, files, &out)
+        case .summary: summaryText(total, files, &out)
+        case .summaryJSON: summaryJSON(total, files, &out)
+        }
+    }
+
+    private func summaryText(_ total: Tally, _ files: [(name: String, tally: Tally)], _ out: inout [UInt8]) {
+        func line(_ tally: Tally) -> String {
+            "\(tally.records) record\(tally.records == 1 ? "" : "s"): \(tally.valid) valid, \(tally.invalid) invalid"
+        }
+        if files.count > 1 {
+            for file in files { out.append(contentsOf: "\(file.name): \(line(file.tally))\n".utf8) }
+            out.append(contentsOf: "total: ".utf8)
+        }
+        out.append(contentsOf: "\(line(total))\n".utf8)
+        let codes = total.sortedCodes
+        guard !codes.isEmpty else { return }
+        let width = codes.map(\.code.count).max() ?? 0
+        out.append(contentsOf: "errors by code:\n".utf8)
+        for entry in codes {
+            let pad = String(repeating: " ", count: width - entry.code.count)
+            out.append(contentsOf: "  \(entry.code)\(pad)  \(entry.count)\n".utf8)
+        }
+    }
+
+    private func summaryJSON(_ total: Tally, _ files: [(name: String, tally: Tally)], _ out: inout [UInt8]) {
+        func counts(_ tally: Tally) -> String {
+            #""records": \#(tally.records), "valid": \#(tally.valid), "invalid": \#(tally.invalid)"#
+        }
+        out.append(contentsOf: "{\(counts(total)), \"errors\": {".utf8)
+        for (index, entry) in total.sortedCodes.enumerated() {
+            if index > 0 { out.append(contentsOf: ", ".utf8) }
+            appendJSON(entry.code.utf8, &out)
+            out.append(contentsOf: ": \(entry.count)".utf8)
+        }
+        out.append(contentsOf: "}, \"files\": [".utf8)
+        for (index, file) in files.enumerated() {
+            if index > 0 { out.append(contentsOf: ", ".utf8) }
+            out.append(contentsOf: #"{"file": "#.utf8)
+            appendJSON(file.name.utf8, &out)
+            out.append(contentsOf: ", \(counts(file.tally))}".utf8)
+        }
+        out.append(contentsOf: "]}\n".utf8)
+    }
+}
+
+// MARK: - Byte-level escaping
+
+/// Appends a JSON string literal (RFC 8259) for valid UTF-8 `bytes`.
+func appendJSON(_ bytes: String.UTF8View, _ out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+        case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+        case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+        case 0x09: out.append(contentsOf: #"\t"#.utf8)
+        case 0..<0x20, 0x7F:
+            out.append(contentsOf: #"\u00"#.utf8)
+            out.append(hexDigit(byte >> 4))
+            out.append(hexDigit(byte & 0xF))
+        default: out.append(byte)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Appends a CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+func appendCSV(_ text: String, _ out: inout [UInt8]) {
+    let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+    guard needsQuotes else { out.append(contentsOf: text.utf8); return }
+    out.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+        if byte == UInt8(ascii: "\"") { out.append(byte) }
+        out.append(byte)
+    }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Appends `text` in double quotes for a terminal: control and invisible format characters
+/// (bidi overrides, zero-width spaces) are shown as `\u{…}` so they cannot disturb the screen.
+func appendQuoted(_ text: String, _ out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for scalar in text.unicodeScalars {
+        let category = scalar.properties.generalCategory
+        if scalar == "\"" || scalar == "\\" {
+            out.append(UInt8(ascii: "\\"))
+            out.append(UInt8(scalar.value))
+        } else if category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator {
+            out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".utf8)
+        } else {
+            out.append(contentsOf: String(scalar).utf8)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Appends the decimal digits of a non-negative integer.
+func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
+    if value < 10 { out.append(UInt8(truncatingIfNeeded: 0x30 + value)); return }
+    appendDecimal(value / 10, &out)
+    out.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
+}
+
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
+}

@@ -1,0 +1,112 @@
+// The options every field subcommand shares, and the run that turns them into a batch job.
+import ArgumentParser
+import BatchValidation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension InputFormat: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}
+extension RecordFilter: ExpressibleByArgument {}
+
+/// Options shared by `email`, `password` and `display-name`.
+struct BatchOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("Input files; stdin when none or `-`.", valueName: "FILE"))
+    var files: [String] = []
+
+    @Option(help: "How records are laid out: lines, csv (header row) or jsonl.")
+    var input: InputFormat = .lines
+
+    @Option(help: ArgumentHelp("The field to check: a CSV header name or 1-based column, or a JSONL key (dotted paths like user.email).", valueName: "NAME"))
+    var field: String?
+
+    @Option(help: "Output: text, jsonl, csv, summary or summary-json.")
+    var format: OutputFormat = .text
+
+    @Option(help: "Write only invalid or only valid records (summaries still count all).")
+    var only: RecordFilter = .all
+
+    @Option(help: ArgumentHelp("Write the output to this file instead of stdout.", valueName: "FILE"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Load extra or overriding rule packs from this directory.", valueName: "DIR"))
+    var rules: String?
+
+    @Option(name: .customLong("max-line-bytes"), help: "Longest record accepted, in bytes (longer ones are reported as input.too-long).")
+    var maxLineBytes: Int = 1 << 20
+
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first invalid record.")
+    var failFast = false
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Option(help: "Worker threads (default: all cores).")
+    var jobs: Int = BatchConfiguration.activeCores
+
+    func check(for kind: FieldKind) throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+        guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1, not \(maxLineBytes)") }
+        switch input {
+        case .lines:
+            if field != nil { throw ValidationError("--field needs --input csv or jsonl") }
+        case .jsonl:
+            guard let field else { throw ValidationError("--input jsonl needs --field NAME") }
+            if case .column = FieldSelector(field) { throw ValidationError("--input jsonl needs a field name, not a column number") }
+        case .csv:
+            break
+        }
+    }
+
+    /// Runs the batch job and exits with its status (0 all valid, 1 some invalid, 2 unreadable).
+    func run(_ kind: FieldKind, context: PasswordContextOptions? = nil, appName: String? = nil) throws {
+        let errors = OutputSink.standardError()
+        let checker: any FieldChecker
+        do {
+            checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName)
+        } catch {
+            errors.write("validate: error: \(error)\n")
+            throw ExitCode(2)
+        }
+        let sink: OutputSink
+        if let output {
+            do { sink = try OutputSink.file(output) } catch {
+                errors.write("validate: error: cannot write \(error)\n")
+                throw ExitCode(2)
+            }
+        } else {
+            sink = .standardOutput()
+        }
+        let inputs = files.isEmpty ? [InputSpec.stdin] : files.map(InputSpec.init(path:))
+        let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
+        let writer = WriterOptions(
+            format: format, only: only, isSecret: kind == .password, includesKey: kind == .displayName,
+            color: format == .text && output == nil && sink.isTerminal && !noColor,
+            showsFile: inputs.count > 1)
+        let selector = { (text: String?) in text.map(FieldSelector.init) }
+        let configuration = BatchConfiguration(
+            input: input,
+            fields: FieldSelection(value: selector(field), username: selector(context?.usernameField),
+                                   email: selector(context?.emailField), appName: selector(context?.appNameField)),
+            fixedContext: RecordContext(username: context?.username, email: context?.email, appName: context?.appName),
+            writer: writer, failFast: failFast, maxRecordBytes: maxLineBytes, jobs: jobs,
+            showsProgress: !quiet && errors.isTerminal)
+        let report = BatchRunner(configuration: configuration, checker: checker, output: sink, errors: errors).run(inputs)
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+}
+
+/// The kinds of field `validate` checks.
+enum FieldKind: Sendable, CustomStringConvertible {
+    case email, password, displayName
+
+    var description: String {
+        switch self {
+        case .email: "email"
+        case .password: "password"
+        case .displayName: "display-name"
+        }
+    }
+}

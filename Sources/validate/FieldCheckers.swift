@@ -1,0 +1,77 @@
+// Connects the FieldValidation validators to the batch engine: one FieldChecker per kind.
+import BatchValidation
+import FieldValidation
+
+/// A validator that cannot be set up (rule packs unreadable or invalid): exit status 2.
+struct CheckerSetupError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Builds the checker for a kind of field.
+enum FieldCheckers {
+    /// - Parameters:
+    ///   - kind: which validator.
+    ///   - rulesDirectory: `--rules DIR`, loaded on top of the shipped packs.
+    ///   - appName: the app's name (reserved as a display name).
+    /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
+    static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> any FieldChecker {
+        do throws(RulePackError) {
+            let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
+            switch kind {
+            case .displayName:
+                return DisplayNameChecker(validator: try DisplayNameValidator(packs: packs, appName: appName))
+            case .email:
+                return EmailChecker(validator: try EmailValidator(packs: packs))
+            case .password:
+                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName))
+            }
+        } catch {
+            throw CheckerSetupError(description: error.description)
+        }
+    }
+}
+
+extension FieldViolation {
+    init(_ violation: Violation) {
+        self.init(code: violation.code, rule: violation.rule, message: violation.message)
+    }
+}
+
+/// Display names: the byte entry point decides valid ASCII names without allocating; the
+/// normalized value and key are filled in only when the output shows them.
+struct DisplayNameChecker: FieldChecker {
+    let validator: DisplayNameValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let result = validator.validate(utf8: value)
+        var outcome = FieldOutcome(violations: result.violations.map(FieldViolation.init))
+        if detail == .full, result.isValid {
+            let name = result.normalized ?? String(decoding: value, as: UTF8.self)
+            outcome.normalized = name
+            outcome.key = result.key ?? validator.canonicalKey(name)
+        }
+        return outcome
+    }
+}
+
+/// Email addresses: `normalized` is the NFC local part and lowercased domain.
+struct EmailChecker: FieldChecker {
+    let validator: EmailValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let result = validator.validate(utf8: value)
+        return FieldOutcome(violations: result.violations.map(FieldViolation.init),
+                            normalized: detail == .full ? result.normalized : nil)
+    }
+}
+
+/// Passwords: only violations leave this checker, never the password or a normalized form.
+struct PasswordChecker: FieldChecker {
+    let validator: PasswordValidator
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        let passwordContext = PasswordContext(username: context.username, email: context.email, appName: context.appName)
+        let result = validator.validate(utf8: value, context: passwordContext)
+        return FieldOutcome(violations: result.violations.map(FieldViolation.init))
+    }
+}

@@ -1,0 +1,152 @@
+@testable import BatchValidation
+import Testing
+
+@Suite("Record framing and damage")
+struct ReaderTests {
+    let jsonl = BatchConfiguration(writer: WriterOptions(format: .jsonl), jobs: 2)
+
+    @Test("LF, CRLF, a BOM and a last line without a newline each give one record")
+    func lineEndings() throws {
+        let input: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("abc\r\ndef\nghi".utf8)
+        let run = try runBatch([input], jsonl)
+        #expect(lines(run.output) == [
+            #"{"record": 1, "valid": true, "errors": [], "normalized": "abc"}"#,
+            #"{"record": 2, "valid": true, "errors": [], "normalized": "def"}"#,
+            #"{"record": 3, "valid": true, "errors": [], "normalized": "ghi"}"#,
+        ])
+        #expect(run.report.exitStatus == 0)
+        #expect(run.errors.isEmpty)
+    }
+
+    @Test("every kind of damaged line gets its own code and processing continues")
+    func damagedLines() throws {
+        let input: [UInt8] = Array("ok\n".utf8) + [0x61, 0xC3, 0x28, 0x0A] + Array("a\0b\n\n\r\n".utf8)
+            + Array(repeating: UInt8(ascii: "x"), count: 40) + Array("\nlast\n".utf8)
+        var configuration = jsonl
+        configuration.maxRecordBytes = 16
+        let run = try runBatch([input], configuration)
+        let codes = lines(run.output).map { line -> String in
+            guard line.contains(#""code": ""#) else { return "valid" }
+            let after = line.split(separator: #""code": ""#, maxSplits: 1)[1]
+            return String(after.prefix { $0 != "\"" })
+        }
+        #expect(codes == ["valid", "input.invalid-utf8", "input.nul-byte", "input.empty", "input.empty", "input.too-long", "valid"])
+        #expect(run.report.total.records == 7)
+        #expect(run.report.total.valid == 2)
+        #expect(run.report.exitStatus == 1)
+    }
+
+    @Test("an over-long line across many reads is one record and its bytes are skipped", arguments: [1, 3])
+    func longLineAcrossChunks(jobs: Int) throws {
+        var configuration = jsonl
+        configuration.maxRecordBytes = 1000
+        configuration.jobs = jobs
+        let long = String(repeating: "y", count: 1_600_000)
+        let run = try runBatch("first\n\(long)\nafter\n\(long)", configuration)
+        let output = lines(run.output)
+        #expect(output.count == 4)
+        #expect(output[1].contains("input.too-long"))
+        #expect(output[2] == #"{"record": 3, "valid": true, "errors": [], "normalized": "after"}"#)
+        #expect(output[3].contains(#""record": 4"#) && output[3].contains("input.too-long"))
+    }
+
+    @Test("many records over many chunks: one output per input, in order, for any job count", arguments: [1, 2, 5])
+    func orderAcrossChunks(jobs: Int) throws {
+        var text = ""
+        var expected: [String] = []
+        for index in 1...30_000 {
+            let value = index % 7 == 0 ? "Bad\(index)" : String(repeating: "q", count: index % 13 + 1)
+            text += value + (index % 5 == 0 ? "\r\n" : "\n")
+            expected.append("\(index):\(index % 7 == 0 ? "false" : "true")")
+        }
+        var configuration = BatchConfiguration(writer: WriterOptions(format: .csv), jobs: jobs)
+        configuration.jobs = jobs
+        let run = try runBatch(text, configuration)
+        let rows = lines(run.output).dropFirst().map { row -> String in
+            let parts = row.split(separator: ",", omittingEmptySubsequences: false)
+            return "\(parts[0]):\(parts[1])"
+        }
+        #expect(rows == expected)
+        #expect(run.report.total.records == 30_000)
+    }
+
+    @Test("CSV: header names, quoting, escaped quotes and line breaks inside quotes")
+    func csvQuoting() throws {
+        let input = "id,name,user\r\n1,\"abc\",x\r\n2,\"a\"\"b\",y\n3,\"multi\nline\",z\n4,plain,w\n"
+        var configuration = jsonl
+        configuration.input = .csv
+        configuration.fields = FieldSelection(value: .name("name"))
+        let run = try runBatch(input, configuration)
+        let output = lines(run.output)
+        #expect(output.count == 4)
+        #expect(output[0] == #"{"record": 1, "valid": true, "errors": [], "normalized": "abc"}"#)
+        #expect(output[1].contains(#""normalized": "a\"b""#))
+        #expect(output[2].contains(#""normalized": "multi\nline""#))
+        #expect(output[3].contains(#""record": 4, "valid": true"#))
+    }
+
+    @Test("CSV: a 1-based column, context columns, malformed quoting and short rows")
+    func csvDamage() throws {
+        let input = "pw,user\nhellobob,bob\nab\"c,x\n\"open,y\nonly\nfine,zed\n"
+        var configuration = jsonl
+        configuration.input = .csv
+        configuration.fields = FieldSelection(value: .column(1), username: .name("user"))
+        let run = try runBatch(input, configuration)
+        let output = lines(run.output)
+        let expected = ["TOY2", "input.malformed-csv", "input.malformed-csv", "input.missing-field", #""valid": true"#]
+        try #require(output.count == expected.count)
+        for (line, fragment) in zip(output, expected) { #expect(line.contains(fragment)) }
+        #expect(output[3].contains("`user`"))
+    }
+
+    @Test("CSV: an unknown header name makes the input unusable (exit 2)")
+    func csvUnknownColumn() throws {
+        var configuration = jsonl
+        configuration.input = .csv
+        configuration.fields = FieldSelection(value: .name("email"))
+        let run = try runBatch("name\nabc\n", configuration)
+        #expect(run.report.exitStatus == 2)
+        #expect(run.errors.contains("no column `email` in the header"))
+        #expect(run.output.isEmpty)
+    }
+
+    @Test("JSONL: dotted paths, escapes, and every kind of damage")
+    func jsonlRecords() throws {
+        let input = """
+        {"user": {"name": "abc"}}
+        {"user": {"name": "\\u0061\\u0062"}, "x": [1, 2.5e3, true, null]}
+        {"user": {"name": 5}}
+        {"user": {}}
+        {"user": {"name": "a\\u0000b"}}
+        {"user": {"name": ""}}
+        {"user": {"name": "abc"}
+        [1]
+        {"user": {"name": "\\ud800"}}
+
+        """
+        var configuration = jsonl
+        configuration.input = .jsonl
+        configuration.fields = FieldSelection(value: .name("user.name"))
+        let run = try runBatch(input, configuration)
+        let output = lines(run.output)
+        #expect(output.count == 9)
+        #expect(output[0].contains(#""normalized": "abc""#))
+        #expect(output[1].contains(#""normalized": "ab""#))
+        #expect(output[2].contains("input.not-a-string"))
+        #expect(output[3].contains("input.missing-field"))
+        #expect(output[4].contains("input.nul-byte"))
+        #expect(output[5].contains("input.empty"))
+        #expect(output[6].contains("input.malformed-json"))
+        #expect(output[7].contains("input.malformed-json"))
+        #expect(output[8].contains("input.malformed-json"))
+    }
+
+    @Test("JSONL: nesting beyond the depth limit is malformed, not a crash")
+    func jsonDepth() throws {
+        let deep = "{\"a\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let result = Array(deep.utf8).withUnsafeBytes { JSONParser.parseObject($0) }
+        guard case let .failure(damage) = result else { Issue.record("expected a failure"); return }
+        #expect(damage.code == "input.malformed-json")
+        #expect(damage.message.contains("nesting deeper than 64 levels"))
+    }
+}

@@ -1,0 +1,105 @@
+@testable import BatchValidation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Output formats, filters and exit status")
+struct WriterTests {
+    let input = "abc\nBad\nq,\"x\n"
+
+    @Test("csv escapes commas and quotes and has a header")
+    func csvOutput() throws {
+        let run = try runBatch(input, BatchConfiguration(writer: WriterOptions(format: .csv, includesKey: true)))
+        #expect(lines(run.output) == [
+            "record,valid,codes,messages,normalized,key",
+            "1,true,,,abc,3",
+            "2,false,TOY1,Only lowercase letters.,Bad,3",
+            #"3,false,TOY1,Only lowercase letters.,"q,""x",4"#,
+        ])
+    }
+
+    @Test("secret fields never show the value or normalized form", arguments: OutputFormat.allCases)
+    func secretFields(format: OutputFormat) throws {
+        let run = try runBatch("hunter\nHunter2\n", BatchConfiguration(writer: WriterOptions(format: format, isSecret: true)))
+        #expect(!run.output.contains("hunter"), "format \(format.rawValue) leaked a value")
+        #expect(!run.output.contains("Hunter2"), "format \(format.rawValue) leaked a value")
+        #expect(run.report.total.records == 2)
+    }
+
+    @Test("text shows values quoted, escapes invisible characters, then a summary")
+    func textOutput() throws {
+        let run = try runBatch("abc\nB\u{202E}d\n", BatchConfiguration(writer: WriterOptions(format: .text)))
+        #expect(lines(run.output) == [
+            #"1: valid "abc""#,
+            #"2: invalid "B\u{202E}d": Only lowercase letters. [TOY1]"#,
+            "",
+            "2 records: 1 valid, 1 invalid",
+            "errors by code:",
+            "  TOY1  1",
+        ])
+    }
+
+    @Test("--only filters records but the summary counts all of them")
+    func onlyFilter() throws {
+        let run = try runBatch(input, BatchConfiguration(writer: WriterOptions(format: .jsonl, only: .invalid)))
+        #expect(lines(run.output).map { $0.prefix(13) } == [#"{"record": 2,"#, #"{"record": 3,"#])
+        let valid = try runBatch(input, BatchConfiguration(writer: WriterOptions(format: .text, only: .valid)))
+        #expect(lines(valid.output).first == #"1: valid "abc""#)
+        #expect(valid.output.contains("3 records: 1 valid, 2 invalid"))
+    }
+
+    @Test("summary-json over several files names each file")
+    func summaryJSON() throws {
+        let run = try runBatch([Array("abc\nBad\n".utf8), Array("xyz\n\n".utf8)],
+                               BatchConfiguration(writer: WriterOptions(format: .summaryJSON)))
+        #expect(run.output.hasPrefix(#"{"records": 4, "valid": 2, "invalid": 2, "errors": {"TOY1": 1, "input.empty": 1}, "files": [{"file": "#))
+        #expect(run.report.files.map(\.tally.records) == [2, 2])
+    }
+
+    @Test("several files: records are numbered per file and carry the file name")
+    func severalFiles() throws {
+        let run = try runBatch([Array("abc\n".utf8), Array("def\n".utf8)], BatchConfiguration(writer: WriterOptions(format: .jsonl, showsFile: true)))
+        let output = lines(run.output)
+        #expect(output.count == 2)
+        #expect(output.allSatisfy { $0.contains(#""record": 1,"#) && $0.hasPrefix(#"{"file": "/tmp/"#) })
+    }
+
+    @Test("--fail-fast stops after the first invalid record, whatever the job count", arguments: [1, 4])
+    func failFast(jobs: Int) throws {
+        let text = String(repeating: "ok\n", count: 20_000) + "BAD\n" + String(repeating: "ok\n", count: 20_000)
+        let run = try runBatch(text, BatchConfiguration(writer: WriterOptions(format: .csv), failFast: true, jobs: jobs))
+        let output = lines(run.output)
+        #expect(output.count == 20_002)
+        #expect(output.last?.hasPrefix("20001,false") == true)
+        #expect(run.report.stoppedEarly)
+        #expect(run.report.total.records == 20_001)
+        #expect(run.report.exitStatus == 1)
+    }
+
+    @Test("an unreadable input is reported, the others still run, and the status is 2")
+    func unreadableInput() throws {
+        let outPath = temporaryPath("-out")
+        let errPath = temporaryPath("-err")
+        let good = temporaryPath("-good")
+        writeFile(good, Array("abc\n".utf8))
+        defer { for path in [outPath, errPath, good] { unlink(path) } }
+        let report = BatchRunner(configuration: BatchConfiguration(writer: WriterOptions(format: .summary)), checker: toyChecker,
+                                 output: try OutputSink.file(outPath), errors: try OutputSink.file(errPath))
+            .run([InputSpec(path: "/nonexistent/file.txt"), InputSpec(path: "/tmp"), InputSpec(path: good)])
+        #expect(report.exitStatus == 2)
+        #expect(report.total.records == 1)
+        #expect(readFile(errPath) == "validate: error: /nonexistent/file.txt: No such file or directory\nvalidate: error: /tmp: is a directory\n")
+    }
+}
+
+@Suite("Text colour")
+struct ColourTests {
+    @Test("colour marks valid green and invalid red only when asked")
+    func colour() throws {
+        let coloured = try runBatch("abc\nBad\n", BatchConfiguration(writer: WriterOptions(format: .text, color: true)))
+        #expect(lines(coloured.output).prefix(2) == ["1: \u{1B}[32mvalid\u{1B}[0m \"abc\"", "2: \u{1B}[31minvalid\u{1B}[0m \"Bad\": Only lowercase letters. [TOY1]"])
+        let plain = try runBatch("abc\nBad\n", BatchConfiguration(writer: WriterOptions(format: .text, color: false)))
+        #expect(!plain.output.contains("\u{1B}"))
+    }
+}

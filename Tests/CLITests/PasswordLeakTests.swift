@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Passwords never appear in any output: every format, input format and filter is run over a
+/// password file and all of stdout and stderr is scanned for every input password.
+@Suite("Passwords never appear in output")
+struct PasswordLeakTests {
+    static let passwords = [
+        "Tr0ub4dor&3xyz", "correct horse battery staple", "short7", "qwertyuiop123456", "alice-secret-99",
+        "pässwörd-ünïcödé", "tab\there-pw", "quote\"inside-pw", "comma,inside-pw", "bob2024bob", "ＦＵＬＬＷＩＤＴＨpw",
+        String(repeating: "long-pw-", count: 200),
+    ]
+
+    static func writeInputs(to directory: URL) throws -> [(format: String, file: URL, field: [String])] {
+        let lines = directory.appendingPathComponent("pw.txt")
+        try Data((passwords.joined(separator: "\n") + "\n").utf8).write(to: lines)
+        let csv = directory.appendingPathComponent("pw.csv")
+        let rows = passwords.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\",alice,alice@example.com" }
+        try Data((["password,user,email"] + rows).joined(separator: "\r\n").utf8).write(to: csv)
+        let jsonl = directory.appendingPathComponent("pw.jsonl")
+        let objects = passwords.map { pw -> String in
+            let escaped = pw.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\t", with: "\\t")
+            return "{\"secret\": {\"pw\": \"\(escaped)\"}, \"user\": \"bob\"}"
+        }
+        try Data(objects.joined(separator: "\n").utf8).write(to: jsonl)
+        return [("lines", lines, []), ("csv", csv, ["--field", "password", "--username-field", "user", "--email-field", "email"]),
+                ("jsonl", jsonl, ["--field", "secret.pw", "--username-field", "user"])]
+    }
+
+    @Test("no password in stdout or stderr, whatever the flags")
+    func noLeak() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pwleak-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var runs = 0
+        for input in try Self.writeInputs(to: directory) {
+            for format in ["text", "jsonl", "csv", "summary", "summary-json"] {
+                for extra in [[], ["--only", "valid"], ["--only", "invalid"], ["--fail-fast"], ["--max-line-bytes", "20"]] {
+                    let args = ["password", input.file.path, "--input", input.format, "--format", format, "--app-name", "MyApp"] + input.field + extra
+                    let run = try runValidate(args)
+                    runs += 1
+                    let output = run.stdout + run.stderr
+                    for (index, password) in Self.passwords.enumerated() {
+                        // Name the case, never the password, in the failure message.
+                        #expect(output.range(of: Data(password.utf8)) == nil,
+                                "password #\(index) leaked with --input \(input.format) --format \(format) \(extra.joined(separator: " "))")
+                    }
+                    #expect(run.status == 1, "status with --input \(input.format) --format \(format)")
+                }
+            }
+        }
+        #expect(runs == 75)
+    }
+}

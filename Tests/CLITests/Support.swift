@@ -1,0 +1,54 @@
+import Foundation
+
+/// The package root, found by walking up from this file.
+let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        url.deleteLastPathComponent()
+    }
+    return url
+}()
+
+/// The built `validate` binary: next to the test bundle, else in `.build/debug`.
+let validateBinary: URL = {
+    let besideBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("validate")
+    if FileManager.default.isExecutableFile(atPath: besideBundle.path) { return besideBundle }
+    return packageRoot.appendingPathComponent(".build/debug/validate")
+}()
+
+/// What one run of the binary produced.
+struct Transcript: Equatable {
+    var stdout: Data
+    var stderr: Data
+    var status: Int32
+}
+
+/// Runs `validate` from the package root with `arguments`, feeding `stdin`, in a fixed
+/// environment (no colour variables, C.UTF-8), and returns everything it printed.
+func runValidate(_ arguments: [String], stdin: Data? = nil) throws -> Transcript {
+    let process = Process()
+    process.executableURL = validateBinary
+    process.arguments = arguments
+    process.currentDirectoryURL = packageRoot
+    process.environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"]
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Feed stdin and drain stderr concurrently, so neither pipe can block the child.
+    nonisolated(unsafe) var errorData = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) {
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try? input.fileHandleForWriting.close()
+    }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    group.wait()
+    return Transcript(stdout: outputData, stderr: errorData, status: process.terminationStatus)
+}
+
+/// True when golden files should be rewritten instead of compared.
+let recordingGolden = ProcessInfo.processInfo.environment["RULESKIT_RECORD_GOLDEN"] == "1"
