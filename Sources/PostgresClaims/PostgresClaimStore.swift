@@ -73,6 +73,7 @@ public final class PostgresClaimStore: ClaimStore {
     /// - Throws: ``ClaimStoreError`` `.unreachable` when the database cannot be reached within
     ///   ``connectTimeout``.
     public func prepare() async throws(ClaimStoreError) {
+        if await migration.isDone { return }
         let outcome = await withDeadline(connectTimeout, clock: ContinuousClock()) { () async throws(ClaimStoreError) in
             try await self.migration.run { () async throws(ClaimStoreError) in try await self.migrate() }
         }
@@ -314,6 +315,9 @@ public final class PostgresClaimStore: ClaimStore {
 actor Once {
     private var done = false
     private var running: Task<Void, any Error>?
+
+    /// True once the operation has succeeded.
+    var isDone: Bool { done }
 
     func run(_ operation: @escaping @Sendable () async throws(ClaimStoreError) -> Void) async throws(ClaimStoreError) {
         if done { return }

@@ -158,14 +158,22 @@ struct NamesOptions: ParsableArguments {
     @Option(help: "Output: text or jsonl (one object per name, in input order).")
     var format: NamesOutputFormat = .text
 
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
+    var connectTimeout: Int = 10
+
+    func validate() throws {
+        guard connectTimeout >= 1 else { throw ValidationError("--connect-timeout must be at least 1 second, not \(connectTimeout)") }
+    }
+
     /// Opens the store, runs `body`, and exits with the status it returns; a store that cannot be
     /// opened or reached exits 2, a malformed `--store` exits 64.
     func withStore(_ body: @escaping @Sendable (any ClaimStore) async throws -> Int32) throws {
         let spec = store
+        let timeout = Duration.seconds(connectTimeout)
         let status: Int32 = waitFor {
             let opened: any ClaimStore
             do {
-                opened = try await Self.open(spec)
+                opened = try await Self.open(spec, connectTimeout: timeout)
             } catch {
                 return Self.report(error)
             }
@@ -180,7 +188,7 @@ struct NamesOptions: ParsableArguments {
     }
 
     /// Opens `sqlite:PATH` or `postgres://…`.
-    static func open(_ spec: String) async throws(ClaimStoreError) -> any ClaimStore {
+    static func open(_ spec: String, connectTimeout: Duration) async throws(ClaimStoreError) -> any ClaimStore {
         let policy: AppDisplayNamePolicy
         do {
             policy = try AppDisplayNamePolicy()
@@ -193,7 +201,7 @@ struct NamesOptions: ParsableArguments {
             return try SQLiteClaimStore(path: path, policy: policy)
         }
         if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
-            let store = PostgresClaimStore(location: try PostgresLocation(url: spec), policy: policy)
+            let store = PostgresClaimStore(location: try PostgresLocation(url: spec), policy: policy, connectTimeout: connectTimeout)
             do {
                 try await store.prepare()
             } catch {

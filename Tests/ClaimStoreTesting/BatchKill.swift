@@ -94,7 +94,9 @@ public enum BatchKill {
         }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["names", "claim", "--input", "jsonl", file.path, "--store", store, "--format", "jsonl"]
+        // A generous connect timeout: the whole suite may be loading both cores.
+        process.arguments = ["names", "claim", "--input", "jsonl", file.path, "--store", store, "--format", "jsonl",
+                             "--connect-timeout", "90"]
         process.standardOutput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -20,8 +20,11 @@ enum TestDatabase {
         return base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
     }
 
-    static func store(url: String = freshURL(), connections: Int = 8) throws -> PostgresClaimStore {
-        PostgresClaimStore(location: try PostgresLocation(url: url), policy: TestDisplayNamePolicy(), maxConnections: connections)
+    /// A store on the test database. The connect timeout is generous: SCRAM in a debug build on a
+    /// loaded 2-core machine (the whole suite running) can take seconds per connection.
+    static func store(url: String = freshURL(), connections: Int = 2) throws -> PostgresClaimStore {
+        PostgresClaimStore(location: try PostgresLocation(url: url), policy: TestDisplayNamePolicy(),
+                           maxConnections: connections, connectTimeout: .seconds(90))
     }
 }
 
