@@ -59,7 +59,7 @@ struct PostgresLocationTests {
     }
 }
 
-@Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.howToStart))
+@Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.howToStart), .serialized)
 struct PostgresClaimStoreTests {
     @Test("conformance", arguments: StoreConformance.all)
     func conformance(_ check: StoreConformance.Check) async throws {
