@@ -162,6 +162,7 @@ public final class BatchRunner {
                 nextNumber += pending[index].records.count
             }
             let results = process(pending, context)
+            for chunk in pending { chunker.recycle(chunk) }
             pending.removeAll(keepingCapacity: true)
             for result in results {
                 output.write(result.output)
