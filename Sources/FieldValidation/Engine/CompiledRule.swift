@@ -2,7 +2,9 @@ import Diagnostics
 import Patterns
 
 /// One rule ready to run: its identity, its message template and a compiled check.
-struct CompiledRule: Sendable {
+///
+/// A class so that handing rules around costs one reference count, not one per field.
+final class CompiledRule: Sendable {
     enum Check: Sendable {
         case mustMatch(Pattern)
         case mustNotMatch(Pattern)
@@ -22,49 +24,66 @@ struct CompiledRule: Sendable {
     let unless: [Int]
     let definition: RuleDefinition
 
+    init(id: String, code: String, message: String, target: String, check: Check,
+         staticParameters: [String: String], unless: [Int], definition: RuleDefinition) {
+        self.id = id
+        self.code = code
+        self.message = message
+        self.target = target
+        self.check = check
+        self.staticParameters = staticParameters
+        self.unless = unless
+        self.definition = definition
+    }
+
     /// The violation `input` commits against this rule, or nil. Rules whose subject is absent
     /// are skipped. A pattern error (match limit) fails closed: it counts as a violation.
     func evaluate(_ input: FieldInput) -> Violation? {
         guard let subject = input.subject(target) else { return nil }
-        var parameters = staticParameters
         switch check {
         case let .mustMatch(pattern):
             do {
-                if try pattern.matches(subject) { return nil }
+                return try pattern.matches(subject) ? nil : violation(staticParameters)
             } catch {
-                parameters["error"] = "\(error)"
+                return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
             }
         case let .mustNotMatch(pattern):
             do {
-                let ranges = try pattern.allMatches(in: subject).filter { !$0.isEmpty }
-                guard let first = try ranges.first ?? pattern.firstMatch(in: subject) else { return nil }
+                guard try pattern.firstMatch(in: subject) != nil else { return nil }
                 // Never echo any part of a password.
-                if input.field != .password {
-                    let bytes = Array(subject.utf8)
-                    let texts = ranges.map { String(decoding: bytes[$0], as: UTF8.self) }
+                guard input.field != .password else { return violation(staticParameters) }
+                let bytes = Array(subject.utf8)
+                let ranges = try pattern.allMatches(in: subject)
+                var parameters = staticParameters
+                if let first = ranges.first {
                     parameters["match"] = String(decoding: bytes[first], as: UTF8.self)
-                    parameters["characters"] = displayCharacters(texts.flatMap(\.unicodeScalars))
                 }
+                parameters["characters"] = displayCharacters(
+                    ranges.flatMap { String(decoding: bytes[$0], as: UTF8.self).unicodeScalars })
+                return violation(parameters)
             } catch {
-                parameters["error"] = "\(error)"
+                return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
             }
         case let .length(unit, min, max):
             let length = unit == .codePoints ? subject.unicodeScalars.count : subject.utf8.count
-            parameters["length"] = String(length)
+            let count: Int
             if let min, length < min {
-                parameters["count"] = String(min - length)
+                count = min - length
             } else if let max, length > max {
-                parameters["count"] = String(length - max)
+                count = length - max
             } else {
                 return nil
             }
+            var parameters = staticParameters
+            parameters["length"] = String(length)
+            parameters["count"] = String(count)
+            return violation(parameters)
         case let .list(list):
-            if !list.contains(subject) { return nil }
+            return list.contains(subject) ? violation(staticParameters) : nil
         case let .swift(rule):
             guard let found = rule.check(input) else { return nil }
-            parameters.merge(found) { _, new in new }
+            return violation(staticParameters.merging(found) { $1 })
         }
-        return violation(parameters)
     }
 
     func violation(_ parameters: [String: String]) -> Violation {
@@ -102,7 +121,7 @@ func displayCharacter(_ scalar: Unicode.Scalar) -> String {
 
 /// Substitutes `{name}` placeholders; unknown placeholders stay as written.
 func render(_ template: String, _ parameters: [String: String]) -> String {
-    guard template.contains("{") else { return template }
+    guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
     var out = ""
     var rest = Substring(template)
     while let open = rest.firstIndex(of: "{") {

@@ -15,21 +15,34 @@ public struct FieldInput: Sendable {
     public let appName: String?
     /// Email only: whether only ASCII addresses are accepted.
     public let asciiOnly: Bool
-    let subjects: [String: String]
+    // A handful of entries: a linear scan beats hashing.
+    private let subjects: [(name: String, value: String)]
 
     /// Creates an input; `subjects` maps target names to strings.
     public init(field: Field, raw: String, subjects: [String: String], context: PasswordContext = .none,
                 appName: String? = nil, asciiOnly: Bool = false) {
         self.field = field
         self.raw = raw
-        self.subjects = subjects
+        self.subjects = subjects.map { ($0.key, $0.value) }
         self.context = context
         self.appName = appName
         self.asciiOnly = asciiOnly
     }
 
     /// The named subject, or nil when it could not be produced for this input.
-    public func subject(_ name: String) -> String? { subjects[name] }
+    public func subject(_ name: String) -> String? {
+        subjects.first { $0.name == name }?.value
+    }
+
+    /// An input whose only subject is `value` (display names).
+    init(field: Field, value: String, appName: String?) {
+        self.field = field
+        self.raw = value
+        self.subjects = [("value", value)]
+        self.context = .none
+        self.appName = appName
+        self.asciiOnly = false
+    }
 }
 
 /// A validation rule written in Swift, for logic a pattern cannot express (IDNA, context checks).

@@ -4,9 +4,27 @@ import Foundation
 enum Keys {
     /// ASCII letters lowercased; every other character kept (`.` and `_` stay significant).
     static func canonical(_ value: String) -> String {
-        var bytes = Array(value.utf8)
-        for i in bytes.indices where bytes[i] >= 0x41 && bytes[i] <= 0x5A { bytes[i] |= 0x20 }
-        return String(decoding: bytes, as: UTF8.self)
+        var copy = value
+        return copy.withUTF8 { canonical(UnsafeRawBufferPointer($0), original: value) }
+    }
+
+    /// The canonical key of `bytes`, which are the UTF-8 of `original`: `original` itself when
+    /// it has no ASCII capital (no allocation), else a lowercased copy.
+    @inline(__always)
+    static func canonical(_ bytes: UnsafeRawBufferPointer, original: String) -> String {
+        var hasCapital = false
+        for byte in bytes where byte &- 0x41 < 26 {
+            hasCapital = true
+            break
+        }
+        guard hasCapital else { return original }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                buffer[i] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
     }
 
     /// ``canonical(_:)``, then `1`, `i`, `|` → `l`, `0` → `o`, and `rn` → `m`.
@@ -56,49 +74,87 @@ enum Keys {
     }
 }
 
-/// A list of keys that can be probed with ASCII bytes without allocating.
-struct KeyList: Sendable {
+/// The keys of a `list` rule: a `Set` for strings and a ``ByteKeyTable`` for the display-name
+/// fast path, which probes with bytes.
+///
+/// A class: validators hand it around on every name, and one reference count is cheaper than
+/// one per stored collection.
+final class KeyList: Sendable {
     let kind: ListKey
     let entries: Set<String>
-    /// The longest entry in UTF-8 bytes: longer probes cannot match and build no string.
+    /// The longest entry in UTF-8 bytes: longer probes cannot match.
     let maxLength: Int
+    let table: ByteKeyTable
 
     init(kind: ListKey, entries: [String]) {
         self.kind = kind
         let keys = Set(entries.map { Keys.key(kind, $0) })
         self.entries = keys
         self.maxLength = keys.map(\.utf8.count).max() ?? 0
+        self.table = ByteKeyTable(keys)
     }
 
     func contains(_ value: String) -> Bool { entries.contains(Keys.key(kind, value)) }
+}
 
-    /// Membership of pure-ASCII bytes (the caller guarantees ASCII). Builds the key on the stack;
-    /// the probe string is a small (inline) string whenever `maxLength` ≤ 15.
-    func contains(ascii bytes: UnsafeRawBufferPointer) -> Bool {
-        if kind == .nfkcCasefold || kind == .exact || kind == .canonical {
-            // ASCII is NFKC-stable; only whitespace trimming and case remain.
-            var start = 0, end = bytes.count
-            if kind == .nfkcCasefold {
-                while start < end, isSpace(bytes[start]) { start += 1 }
-                while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-            }
-            guard end - start <= maxLength else { return false }
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, end - start)) { buffer in
-                for i in start..<end {
-                    let byte = bytes[i]
-                    buffer[i - start] = kind != .exact && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                }
-                return entries.contains(String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<(end - start)]), as: UTF8.self))
-            }
+/// An immutable open-addressing hash set of byte strings (FNV-1a, linear probing), probed
+/// without allocating or reference counting.
+final class ByteKeyTable: @unchecked Sendable {
+    // INVARIANT: both buffers are written only in `init` and freed only in `deinit`, so
+    // concurrent reads are safe.
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+    /// 0 = empty; otherwise `(offset + 1) << 16 | length`.
+    private let slots: UnsafeMutableBufferPointer<UInt64>
+    private let mask: Int
+
+    init(_ keys: Set<String>) {
+        var size = 8
+        while size < keys.count * 2 { size <<= 1 }
+        var storage: [UInt8] = []
+        var slots = [UInt64](repeating: 0, count: size)
+        for key in keys.sorted() where key.utf8.count < 0xFFFF {
+            let bytes = Array(key.utf8)
+            var index = Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer(ByteKeyTable.hash)) & (size - 1)
+            while slots[index] != 0 { index = (index + 1) & (size - 1) }
+            slots[index] = UInt64(storage.count + 1) << 16 | UInt64(bytes.count)
+            storage += bytes
         }
-        guard bytes.count <= maxLength * 2 + 1 else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, bytes.count)) { buffer in
-            var count = 0
-            Keys.lookalikeBytes(bytes) { buffer[count] = $0; count += 1 }
-            guard count <= maxLength else { return false }
-            return entries.contains(String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<count]), as: UTF8.self))
-        }
+        self.storage = .allocate(capacity: Swift.max(1, storage.count))
+        _ = self.storage.initialize(from: storage)
+        self.slots = .allocate(capacity: size)
+        _ = self.slots.initialize(from: slots)
+        self.mask = size - 1
     }
 
-    private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+    deinit {
+        storage.deallocate()
+        slots.deallocate()
+    }
+
+    static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    /// FNV-1a.
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash = offsetBasis
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+        return hash
+    }
+
+    /// Whether `key`, whose FNV-1a hash is `hash`, is in the table.
+    func contains(_ key: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Bool {
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let slot = slots[index]
+            if slot == 0 { return false }
+            let length = Int(slot & 0xFFFF)
+            if length == key.count {
+                let offset = Int(slot >> 16) - 1
+                var equal = true
+                for i in 0..<length where storage[offset + i] != key[i] { equal = false; break }
+                if equal { return true }
+            }
+            index = (index + 1) & mask
+        }
+    }
 }

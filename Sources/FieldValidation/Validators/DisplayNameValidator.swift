@@ -9,13 +9,12 @@ import Patterns
 /// A valid name's ``ValidationResult/normalized`` is the name itself and its
 /// ``ValidationResult/key`` is the canonical uniqueness key (see ``canonicalKey(_:)``).
 ///
-/// Speed: a fused one-pass scan (``DisplayNameScanner``) accepts valid ASCII names without
-/// running each pattern; only names it rejects are evaluated rule by rule.
+/// Speed: a fused one-pass scan (``DisplayNameFastPath``) decides the shipped pattern, length
+/// and list rules for any name, allocating only for the violations it reports; packs with other
+/// pattern rules go rule by rule.
 public struct DisplayNameValidator: Sendable {
     let rules: CompiledRuleSet
-    let scanner: DisplayNameScanner?
-    /// The rules the scanner does not prove (list and Swift rules), run after it accepts.
-    private let tail: [TailRule]
+    let fastPath: DisplayNameFastPath?
     /// The app's name, reserved through `include-app-name` list rules.
     public let appName: String?
 
@@ -27,16 +26,8 @@ public struct DisplayNameValidator: Sendable {
     ///   - rules: Swift rules the packs may refer to with `kind: swift`.
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, appName: String? = nil, rules: [any FieldRule] = []) throws(RulePackError) {
-        let compiled = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName)
-        let scanner = DisplayNameScanner(compiled)
-        self.rules = compiled
-        self.scanner = scanner
-        self.tail = compiled.rules.indices.compactMap { index in
-            guard scanner?.covered[index] != true else { return nil }
-            let rule = compiled.rules[index]
-            if case let .list(list) = rule.check { return TailRule(index: index, list: list, unless: rule.unless) }
-            return TailRule(index: index, list: nil, unless: rule.unless)
-        }
+        self.rules = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName)
+        self.fastPath = DisplayNameFastPath(self.rules, appName: appName)
         self.appName = appName
     }
 
@@ -45,20 +36,23 @@ public struct DisplayNameValidator: Sendable {
     /// - Returns: every violation in pack order; when valid, the name as `normalized` and its
     ///   canonical key as `key`.
     public func validate(_ name: String) -> ValidationResult {
-        var name = name
-        let fast: [Violation]? = name.withUTF8 { fastViolations(UnsafeRawBufferPointer($0), name: nil) }
-        let violations = fast ?? evaluateAll(name)
-        return result(name, violations)
+        var copy = name
+        return copy.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            let violations = fastViolations(bytes, name: name) ?? evaluateAll(name)
+            guard violations.isEmpty else { return ValidationResult(violations: violations) }
+            return ValidationResult(violations: [], normalized: name, key: Keys.canonical(bytes, original: name))
+        }
     }
 
     /// Validates a display name given as UTF-8 bytes (the batch CLI's entry point).
     ///
     /// The caller guarantees `bytes` is valid UTF-8 without NUL. A valid ASCII name is decided
     /// without allocating; the result then carries no `normalized` or `key` (they are the bytes
-    /// themselves and their ASCII lowercase). Other names are evaluated rule by rule.
+    /// themselves and their ASCII lowercase).
     public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
-        if let fast = fastViolations(bytes, name: nil) { return ValidationResult(violations: fast) }
-        return ValidationResult(violations: evaluateAll(String(decoding: bytes, as: UTF8.self)))
+        ValidationResult(violations: fastViolations(bytes, name: nil)
+            ?? evaluateAll(String(decoding: bytes, as: UTF8.self)))
     }
 
     /// The canonical uniqueness key: ASCII letters lowercased, everything else (including `.`
@@ -73,51 +67,41 @@ public struct DisplayNameValidator: Sendable {
 
     /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
     func validateRuleByRule(_ name: String) -> ValidationResult {
-        result(name, evaluateAll(name))
-    }
-
-    private func result(_ name: String, _ violations: [Violation]) -> ValidationResult {
+        let violations = evaluateAll(name)
         guard violations.isEmpty else { return ValidationResult(violations: violations) }
         return ValidationResult(violations: [], normalized: name, key: canonicalKey(name))
     }
 
     private func evaluateAll(_ name: String) -> [Violation] {
-        rules.evaluate(input(name))
+        rules.evaluate(FieldInput(field: .displayName, value: name, appName: appName))
     }
 
-    private func input(_ name: String) -> FieldInput {
-        FieldInput(field: .displayName, raw: name, subjects: ["value": name], appName: appName)
-    }
-
-    /// The violations of a name the scanner accepts (only list and Swift rules can still fail),
-    /// or nil when the scanner is off or does not accept it.
+    /// The violations of a name, decided by the fast path (nil when there is none): a valid
+    /// ASCII name allocates nothing; rules the fast path cannot decide for this name (Swift
+    /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
+    @inline(__always)
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?) -> [Violation]? {
-        guard let scanner, scanner.accepts(bytes) else { return nil }
+        guard let fastPath else { return nil }
+        if !fastPath.hasUncoveredRules, fastPath.quickAccept(bytes) { return [] }
+        let outcome = fastPath.evaluate(bytes)
+        if outcome.violated == 0, outcome.pending == 0 { return [] }
         var violations: [Violation] = []
-        var violatedIndices: [Int] = []
-        for rule in tail {
-            if !rule.unless.isEmpty, rule.unless.contains(where: violatedIndices.contains) { continue }
-            let violation: Violation?
-            if let list = rule.list {
-                if !list.contains(ascii: bytes) { continue }
-                let compiled = rules.rules[rule.index]
-                violation = compiled.violation(compiled.staticParameters)
-            } else {
-                violation = rules.rules[rule.index].evaluate(input(name ?? String(decoding: bytes, as: UTF8.self)))
-            }
-            if let violation {
+        var violated = outcome.violated
+        var input: FieldInput?
+        for (index, rule) in rules.rules.enumerated() {
+            let bit: UInt64 = 1 << UInt64(index)
+            if outcome.pending & bit != 0 {
+                if rule.unless.contains(where: { violated & (1 << UInt64($0)) != 0 }) { continue }
+                let current = input ?? FieldInput(field: .displayName, value: name ?? String(decoding: bytes, as: UTF8.self), appName: appName)
+                input = current
+                if let violation = rule.evaluate(current) {
+                    violations.append(violation)
+                    violated |= bit
+                }
+            } else if outcome.violated & bit != 0, let violation = fastPath.violation(index, outcome.scan) {
                 violations.append(violation)
-                violatedIndices.append(rule.index)
             }
         }
         return violations
-    }
-
-    /// A rule left to run after the scanner accepts; `list` is set for list rules, which are
-    /// probed with the bytes directly.
-    private struct TailRule: Sendable {
-        let index: Int
-        let list: KeyList?
-        let unless: [Int]
     }
 }

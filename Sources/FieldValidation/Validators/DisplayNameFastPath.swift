@@ -1,0 +1,365 @@
+/// The fused fast path for display names: one pass over the bytes decides every pattern and
+/// length rule of the shipped policy, and list rules are probed with keys built on the stack.
+/// A valid ASCII name costs no allocation and no reference counting; an invalid one costs only
+/// the violations it reports.
+///
+/// It exists only when every active pattern rule is one it implements exactly (recognized by
+/// kind and pattern text, so overriding a message or a length keeps it) and the pack has at most
+/// 64 rules; otherwise names go rule by rule. Violations of pattern rules are captured once at
+/// build time by running the real rule on a sample, so both paths report identical values; the
+/// property test `FastPathTests` checks they agree on generated names.
+final class DisplayNameFastPath: @unchecked Sendable {
+    // INVARIANT: `probes` is written only in `init` and freed in `deinit`; the tables it points
+    // to are kept alive by `tables`. Concurrent reads are safe.
+
+    /// How the fast path decides rule `i`.
+    enum Decision {
+        /// `[A-Za-z0-9._]*` (or `+`, which also fails on empty input) as a whole match.
+        case characters(allowEmpty: Bool, Violation)
+        case leadingPeriod(Violation)
+        case trailingPeriod(Violation)
+        case consecutivePeriods(Violation)
+        case length(LengthUnit, min: Int?, max: Int?, CompiledRule)
+        /// Probed with bytes for ASCII names, by the rule itself otherwise.
+        case list(probe: Int, Violation)
+        /// A Swift rule: run by the validator.
+        case uncovered
+    }
+
+    /// A list rule probed on the fast path.
+    struct Probe {
+        let kind: ListKey
+        let table: Unmanaged<ByteKeyTable>
+        /// Longest probe key that can match, in bytes (look-alike keys shrink: `rn` → `m`).
+        let maxInputLength: Int
+        /// Prefilter: which bytes start / end some key, and which key lengths (< 64) exist.
+        /// A name whose key cannot match them skips the table lookup; no false negatives.
+        let lastBytes: (UInt64, UInt64)
+        let keyLengths: UInt64
+        /// Which first two key bytes occur (bit `b0 * 128 + b1`; `b1` is 0 for one-byte keys):
+        /// 2 KiB, owned by the fast path.
+        let prefixes: UnsafeMutablePointer<UInt64>
+    }
+
+    let decisions: [Decision]
+    let unlessMasks: [UInt64]
+    /// Whether some rule (a Swift rule) must still be run by the validator.
+    let hasUncoveredRules: Bool
+    private let probes: UnsafeMutableBufferPointer<Probe>
+    private let tables: [ByteKeyTable]
+    /// When every rule is a pattern, length or list rule and a valid ASCII name can be accepted
+    /// by the scan alone: the tightest length bounds.
+    private let minLength: Int
+    private let maxLength: Int
+
+    private static let knownPatterns: [String: String] = [
+        "must-match \u{0}[A-Za-z0-9._]*": "characters*", "must-match \u{0}[A-Za-z0-9._]+": "characters+",
+        "must-not-match \u{0}\\A\\.": "leading", "must-not-match \u{0}^\\.": "leading",
+        "must-not-match \u{0}\\.\\z": "trailing", "must-not-match \u{0}\\.\\.": "consecutive",
+    ]
+
+    init?(_ rules: CompiledRuleSet, appName: String?) {
+        guard rules.rules.count <= 64 else { return nil }
+        var decisions: [Decision] = []
+        var probes: [Probe] = []
+        var tables: [ByteKeyTable] = []
+        var minLength = 0, maxLength = Int.max
+        /// The violation the real rule reports for `sample`, so both paths agree exactly.
+        func sampleViolation(_ rule: CompiledRule, _ sample: String) -> Violation? {
+            rule.evaluate(FieldInput(field: .displayName, value: sample, appName: appName))
+        }
+        for rule in rules.rules {
+            switch rule.check {
+            case .mustMatch, .mustNotMatch:
+                let key = (rule.definition.kind?.rawValue ?? "") + " \u{0}" + (rule.definition.pattern ?? "")
+                switch Self.knownPatterns[key] {
+                case "characters*", "characters+":
+                    guard let violation = sampleViolation(rule, "-") else { return nil }
+                    decisions.append(.characters(allowEmpty: Self.knownPatterns[key] == "characters*", violation))
+                case "leading":
+                    guard let violation = sampleViolation(rule, ".a") else { return nil }
+                    decisions.append(.leadingPeriod(violation))
+                case "trailing":
+                    guard let violation = sampleViolation(rule, "a.") else { return nil }
+                    decisions.append(.trailingPeriod(violation))
+                case "consecutive":
+                    guard let violation = sampleViolation(rule, "a..b") else { return nil }
+                    decisions.append(.consecutivePeriods(violation))
+                default:
+                    return nil
+                }
+            case let .length(unit, min, max):
+                minLength = Swift.max(minLength, min ?? 0)
+                maxLength = Swift.min(maxLength, max ?? Int.max)
+                decisions.append(.length(unit, min: min, max: max, rule))
+            case let .list(list):
+                tables.append(list.table)
+                probes.append(Self.probe(for: list))
+                decisions.append(.list(probe: probes.count - 1, rule.violation(rule.staticParameters)))
+            case .swift:
+                decisions.append(.uncovered)
+            }
+        }
+        self.decisions = decisions
+        self.unlessMasks = rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } }
+        self.hasUncoveredRules = decisions.contains { if case .uncovered = $0 { true } else { false } }
+        self.tables = tables
+        self.probes = .allocate(capacity: Swift.max(1, probes.count))
+        _ = self.probes.initialize(from: probes)
+        self.minLength = minLength
+        self.maxLength = maxLength
+    }
+
+    deinit {
+        for index in 0..<probes.count { probes[index].prefixes.deallocate() }
+        probes.deallocate()
+    }
+
+    private static func probe(for list: KeyList) -> Probe {
+        var last: (UInt64, UInt64) = (0, 0), lengths: UInt64 = 0
+        let prefixes = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+        prefixes.initialize(repeating: 0, count: 256)
+        for key in list.entries {
+            let bytes = Array(key.utf8)
+            // Keys with non-ASCII bytes can never equal the key of an ASCII name.
+            guard let tail = bytes.last, bytes.allSatisfy({ $0 < 128 }) else { continue }
+            insert(tail, into: &last)
+            lengths |= bytes.count < 64 ? 1 << UInt64(bytes.count) : 1 << 63
+            let bit = Int(bytes[0]) * 128 + (bytes.count > 1 ? Int(bytes[1]) : 0)
+            prefixes[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+        return Probe(kind: list.kind, table: Unmanaged.passUnretained(list.table),
+                     maxInputLength: list.kind == .lookalike ? list.maxLength * 2 : list.maxLength,
+                     lastBytes: last, keyLengths: lengths, prefixes: prefixes)
+    }
+
+    /// Adds an ASCII byte to a 128-bit set (non-ASCII key bytes are never probed with).
+    private static func insert(_ byte: UInt8, into set: inout (UInt64, UInt64)) {
+        if byte < 64 { set.0 |= 1 << UInt64(byte) } else if byte < 128 { set.1 |= 1 << UInt64(byte - 64) }
+    }
+
+    @inline(__always)
+    private static func contains(_ set: (UInt64, UInt64), _ byte: UInt8) -> Bool {
+        byte < 64 ? (set.0 >> UInt64(byte)) & 1 == 1 : (set.1 >> UInt64(byte & 63)) & 1 == 1
+    }
+
+    // MARK: - Scanning
+
+    /// Byte classes: 0 not allowed, 1 allowed, 3 period (allowed; bit 2 marks periods),
+    /// 4 non-ASCII lead byte, 8 UTF-8 continuation byte.
+    // INVARIANT: written once here, then only read.
+    nonisolated(unsafe) private static let classes: UnsafeMutablePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        table.initialize(repeating: 0, count: 256)
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = 1 }
+        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = 1 }
+        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = 1 }
+        table[Int(UInt8(ascii: "_"))] = 1
+        table[Int(UInt8(ascii: "."))] = 3
+        for byte in 0x80...0xBF { table[byte] = 8 }
+        for byte in 0xC0...0xFF { table[byte] = 4 }
+        return table
+    }()
+
+    /// What one pass over the bytes learns.
+    struct Scan {
+        var octets = 0
+        var codePoints = 0
+        var allAllowed = true
+        var isASCII = true
+        var leadingPeriod = false
+        var trailingPeriod = false
+        var consecutivePeriods = false
+    }
+
+    /// The outcome for valid UTF-8 `bytes`: the violated rules as a bit set of rule indices,
+    /// plus the list rules that still need the string path (non-ASCII names).
+    struct Outcome {
+        var violated: UInt64 = 0
+        var pending: UInt64 = 0
+        var scan = Scan()
+    }
+
+    /// True when `bytes` is a valid name under the pattern, length and list rules, decided
+    /// with no allocation; false means "call ``evaluate(_:)``". Only meaningful when there are
+    /// no uncovered rules.
+    @inline(__always)
+    func quickAccept(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count >= Swift.max(1, minLength), count <= maxLength,
+              let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        let classes = Self.classes
+        // A period first or last, two in a row, or any byte outside the set fails the scan.
+        var previous: UInt8 = 2
+        for i in 0..<count {
+            let kind = classes[Int(input[i])]
+            guard kind & 1 == 1, kind & previous & 2 == 0 else { return false }
+            previous = kind
+        }
+        guard previous != 3 else { return false }
+        for index in 0..<probes.count where listed(input, count, probes[index]) { return false }
+        return true
+    }
+
+    /// Decides every covered rule for valid UTF-8 `bytes`, in pack order, honouring `unless`.
+    func evaluate(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        var outcome = Outcome()
+        let count = bytes.count
+        guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else {
+            outcome.violated = decide(Scan(), input: nil, count: 0, pending: &outcome.pending)
+            return outcome
+        }
+        var scan = Scan()
+        scan.octets = count
+        let classes = Self.classes
+        var previous: UInt8 = 0
+        for i in 0..<count {
+            let kind = classes[Int(input[i])]
+            if kind & 1 == 0 { scan.allAllowed = false }
+            if kind & 12 != 0 { scan.isASCII = false }
+            if kind & 8 == 0 { scan.codePoints += 1 }
+            if kind == 3 && previous == 3 { scan.consecutivePeriods = true }
+            previous = kind
+        }
+        scan.leadingPeriod = input[0] == UInt8(ascii: ".")
+        scan.trailingPeriod = input[count - 1] == UInt8(ascii: ".")
+        outcome.scan = scan
+        outcome.violated = decide(scan, input: input, count: count, pending: &outcome.pending)
+        return outcome
+    }
+
+    private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, pending: inout UInt64) -> UInt64 {
+        var violated: UInt64 = 0
+        for (index, decision) in decisions.enumerated() {
+            let bit: UInt64 = 1 << UInt64(index)
+            if unlessMasks[index] & violated != 0 { continue }
+            // Whether an `unless` rule is violated is not known yet: let the rule decide.
+            if unlessMasks[index] & pending != 0 {
+                pending |= bit
+                continue
+            }
+            let hit: Bool
+            switch decision {
+            case let .characters(allowEmpty, _): hit = !scan.allAllowed || (!allowEmpty && scan.octets == 0)
+            case .leadingPeriod: hit = scan.leadingPeriod
+            case .trailingPeriod: hit = scan.trailingPeriod
+            case .consecutivePeriods: hit = scan.consecutivePeriods
+            case let .length(unit, min, max, _):
+                let length = unit == .codePoints ? scan.codePoints : scan.octets
+                hit = (min.map { length < $0 } ?? false) || (max.map { length > $0 } ?? false)
+            case let .list(probe, _):
+                // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other
+                // names, and the empty one, go through the rule itself.
+                if let input, scan.isASCII, scan.allAllowed || probes[probe].kind != .nfkcCasefold {
+                    hit = listed(input, count, probes[probe])
+                } else {
+                    pending |= bit
+                    hit = false
+                }
+            case .uncovered:
+                pending |= bit
+                hit = false
+            }
+            if hit { violated |= bit }
+        }
+        return violated
+    }
+
+    /// The violation the fast path reports for rule `index` (known violated).
+    func violation(_ index: Int, _ scan: Scan) -> Violation? {
+        switch decisions[index] {
+        case let .characters(_, violation), let .leadingPeriod(violation), let .trailingPeriod(violation),
+             let .consecutivePeriods(violation), let .list(_, violation):
+            return violation
+        case let .length(unit, min, max, rule):
+            let length = unit == .codePoints ? scan.codePoints : scan.octets
+            let count = min.map { length < $0 ? $0 - length : 0 } ?? 0
+            let over = max.map { length > $0 ? length - $0 : 0 } ?? 0
+            var parameters = rule.staticParameters
+            parameters["length"] = String(length)
+            parameters["count"] = String(count > 0 ? count : over)
+            return rule.violation(parameters)
+        case .uncovered:
+            return nil
+        }
+    }
+
+    // MARK: - List probes
+
+    /// Whether the key of an ASCII name is in the probe's list: prefilter, then the key is built
+    /// on the stack and looked up. Written without closures so it compiles to one loop.
+    @inline(__always)
+    private func listed(_ input: UnsafePointer<UInt8>, _ count: Int, _ probe: Probe) -> Bool {
+        guard count <= probe.maxInputLength, Self.mayBeListed(input, count, probe) else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer -> Bool in
+            guard let out = buffer.baseAddress else { return false }
+            let fold = probe.kind != .exact
+            let lookalike = probe.kind == .lookalike
+            var length = 0
+            var hash = ByteKeyTable.offsetBasis
+            var i = 0
+            while i < count {
+                var byte = input[i]
+                i += 1
+                if fold, byte &- 0x41 < 26 { byte |= 0x20 }
+                if lookalike {
+                    switch byte {
+                    case UInt8(ascii: "1"), UInt8(ascii: "i"), UInt8(ascii: "|"): byte = UInt8(ascii: "l")
+                    case UInt8(ascii: "0"): byte = UInt8(ascii: "o")
+                    case UInt8(ascii: "r"):
+                        if i < count, input[i] | 0x20 == UInt8(ascii: "n") {
+                            byte = UInt8(ascii: "m")
+                            i += 1
+                        }
+                    default: break
+                    }
+                }
+                out[length] = byte
+                length += 1
+                hash = (hash ^ UInt64(byte)) &* ByteKeyTable.prime
+            }
+            return probe.table._withUnsafeGuaranteedRef {
+                $0.contains(UnsafeBufferPointer(start: out, count: length), hash: hash)
+            }
+        }
+    }
+
+    /// The prefilter: false when the key of this ASCII name certainly is not in the list
+    /// (its length, first two bytes or last byte occur in no key).
+    @inline(__always)
+    private static func mayBeListed(_ input: UnsafePointer<UInt8>, _ count: Int, _ probe: Probe) -> Bool {
+        let fold = probe.kind != .exact
+        let lookalike = probe.kind == .lookalike
+        @inline(__always) func key(_ byte: UInt8) -> UInt8 {
+            var byte = byte
+            if fold, byte &- 0x41 < 26 { byte |= 0x20 }
+            if lookalike {
+                switch byte {
+                case UInt8(ascii: "1"), UInt8(ascii: "i"), UInt8(ascii: "|"): byte = UInt8(ascii: "l")
+                case UInt8(ascii: "0"): byte = UInt8(ascii: "o")
+                default: break
+                }
+            }
+            return byte
+        }
+        @inline(__always) func pairsRN(_ at: Int) -> Bool {
+            lookalike && at + 1 < count && input[at] | 0x20 == UInt8(ascii: "r") && input[at + 1] | 0x20 == UInt8(ascii: "n")
+        }
+        // First two key bytes: `rn` → `m` may consume two input bytes.
+        var first = key(input[0]), next = 1
+        if pairsRN(0) { first = UInt8(ascii: "m"); next = 2 }
+        var second: UInt8 = 0
+        if next < count { second = pairsRN(next) ? UInt8(ascii: "m") : key(input[next]) }
+        let bit = Int(first) * 128 + Int(second)
+        guard (probe.prefixes[bit >> 6] >> UInt64(bit & 63)) & 1 == 1 else { return false }
+        var last = key(input[count - 1])
+        var lengths: UInt64 = count < 64 ? 1 << UInt64(count) : 1 << 63
+        if lookalike {
+            // `rn` → `m` can change the last key byte and shrink the key to count/2.
+            if count > 1, last == UInt8(ascii: "n"), input[count - 2] | 0x20 == UInt8(ascii: "r") { last = UInt8(ascii: "m") }
+            let shortest = (count + 1) / 2
+            lengths = count < 64 ? (UInt64.max >> UInt64(63 - count)) & ~((1 << UInt64(shortest)) - 1) : UInt64.max
+        }
+        return probe.keyLengths & lengths != 0 && contains(probe.lastBytes, last)
+    }
+}
