@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
+                          path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",

@@ -9,7 +9,9 @@ import Testing
         let enumerator = FileManager.default.enumerator(atPath: rules.path)
         var onDisk: [String: String] = [:]
         while let path = enumerator?.nextObject() as? String {
-            guard path.hasSuffix(".yaml") || path.hasSuffix(".txt") else { continue }
+            let isPack = path.hasSuffix(".yaml") && !path.contains("/")
+            let isList = path.hasPrefix("lists/") && path.hasSuffix(".txt")
+            guard isPack || isList else { continue }
             var text = try String(contentsOf: rules.appendingPathComponent(path), encoding: .utf8)
             if !text.hasSuffix("\n") { text += "\n" }
             onDisk[path] = text

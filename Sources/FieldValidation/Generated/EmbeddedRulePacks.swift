@@ -464,6 +464,109 @@ rules:
       invalid: ["a@host.test", "a@printer.local", "a@x.onion", "a@in-addr.arpa", "a@foo.invalid", "a@my.localhost"]
 
 """#,
+        "password.yaml": #"""
+# Password rules: NIST SP 800-63B practice (section 3.1.1.2 of rev 4, section 5.1.1.2 of rev 3):
+# length and blocklists, no composition (character-class) rules, never truncate.
+# The password is NFKC-normalized before length, blocklist and context checks (subject `value`);
+# `raw` is the input as given. Codes PW1xx are stable; never reuse a retired one.
+# Examples are test data: none of them is ever printed by the test suite.
+pack: password
+field: password
+description: Passwords of 8 to 1024 code points, not common, not built from the account's own names.
+rules:
+  - id: password.control-characters
+    code: PW101
+    kind: must-not-match
+    on: raw
+    pattern: '\p{Cc}'
+    message: "Password cannot contain control characters such as tabs or line breaks."
+    description: >-
+      Rejects any Unicode control character (general category Cc: U+0000-U+001F, U+007F-U+009F),
+      which cannot be typed reliably and often comes from pasted or mangled input.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (printing characters); product rule
+    examples:
+      valid: ["correct horse battery", "pässwörd-😀-long"]
+      invalid: ["tab\there-long", "line\nbreak-long", "nul\u0000byte-long", "del\u007Fchar-long", "c1\u0085control-long"]
+
+  - id: password.min-length
+    code: PW102
+    kind: length
+    unit: code-points
+    min: 8
+    message: "Password must be at least {min} characters long."
+    description: >-
+      At least 8 code points of the NFKC form (configurable; PasswordValidator.nistSingleFactor
+      uses 15, the rev 4 minimum for passwords used as a single factor).
+    source: NIST SP 800-63B rev 4 section 3.1.1.2
+    examples:
+      valid: ["abcdefgh", "ééééééé\u00E9"]
+      invalid: ["", "abcdefg", "ﬃﬃ"]
+
+  - id: password.max-length
+    code: PW103
+    kind: length
+    unit: code-points
+    max: 1024
+    message: "Password must be {max} characters or less."
+    description: >-
+      At most 1024 code points of the NFKC form; longer passwords are rejected, never truncated.
+      NIST requires accepting at least 64.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (at least 64 accepted; no truncation)
+    examples:
+      valid: ["a-passphrase-that-is-comfortably-long-but-well-under-the-maximum-of-1024"]
+      invalid: []
+
+  - id: password.common
+    code: PW104
+    kind: list
+    file: lists/common-passwords.txt
+    key: nfkc-casefold
+    message: "This password is too common. Please choose a less common password."
+    description: >-
+      Rejects passwords on the common-password blocklist (zxcvbn's list, entries of 8+ characters),
+      compared case-insensitively after NFKC and trimming.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (blocklist of commonly used passwords)
+    examples:
+      valid: ["violet-kettle-marathon"]
+      invalid: ["password", "PASSWORD", " Password ", "iloveyou", "ｐａｓｓｗｏｒｄ", "qwertyuiop"]
+
+  - id: password.contains-username
+    code: PW105
+    kind: swift
+    message: "Password cannot contain your username."
+    description: >-
+      Rejects a password that contains the username (NFKC, lowercased, at least 3 code points)
+      anywhere in the lowercased password. Needs PasswordContext.username.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words)
+    examples:
+      valid: []
+      invalid: []
+
+  - id: password.contains-email
+    code: PW106
+    kind: swift
+    message: "Password cannot contain your email address."
+    description: >-
+      Rejects a password that contains the email's local part, with or without its +tag (NFKC,
+      lowercased, at least 3 code points). Needs PasswordContext.email.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words)
+    examples:
+      valid: []
+      invalid: []
+
+  - id: password.contains-app-name
+    code: PW107
+    kind: swift
+    message: "Password cannot contain the name of this app."
+    description: >-
+      Rejects a password that contains the app's name (NFKC, lowercased, at least 3 code points).
+      Needs PasswordContext.appName or the validator's appName.
+    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words such as the service name)
+    examples:
+      valid: []
+      invalid: []
+
+"""#,
         "lists/common-passwords.txt": #"""
 # Common passwords: the `passwords` frequency list of the Python package zxcvbn 4.5.0
 # (MIT License; Copyright (c) 2016 Daniel Wolf, port of Dropbox's zxcvbn by Dan Wheeler),
@@ -12156,109 +12259,6 @@ search
 home
 email
 team
-
-"""#,
-        "password.yaml": #"""
-# Password rules: NIST SP 800-63B practice (section 3.1.1.2 of rev 4, section 5.1.1.2 of rev 3):
-# length and blocklists, no composition (character-class) rules, never truncate.
-# The password is NFKC-normalized before length, blocklist and context checks (subject `value`);
-# `raw` is the input as given. Codes PW1xx are stable; never reuse a retired one.
-# Examples are test data: none of them is ever printed by the test suite.
-pack: password
-field: password
-description: Passwords of 8 to 1024 code points, not common, not built from the account's own names.
-rules:
-  - id: password.control-characters
-    code: PW101
-    kind: must-not-match
-    on: raw
-    pattern: '\p{Cc}'
-    message: "Password cannot contain control characters such as tabs or line breaks."
-    description: >-
-      Rejects any Unicode control character (general category Cc: U+0000-U+001F, U+007F-U+009F),
-      which cannot be typed reliably and often comes from pasted or mangled input.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (printing characters); product rule
-    examples:
-      valid: ["correct horse battery", "pässwörd-😀-long"]
-      invalid: ["tab\there-long", "line\nbreak-long", "nul\u0000byte-long", "del\u007Fchar-long", "c1\u0085control-long"]
-
-  - id: password.min-length
-    code: PW102
-    kind: length
-    unit: code-points
-    min: 8
-    message: "Password must be at least {min} characters long."
-    description: >-
-      At least 8 code points of the NFKC form (configurable; PasswordValidator.nistSingleFactor
-      uses 15, the rev 4 minimum for passwords used as a single factor).
-    source: NIST SP 800-63B rev 4 section 3.1.1.2
-    examples:
-      valid: ["abcdefgh", "ééééééé\u00E9"]
-      invalid: ["", "abcdefg", "ﬃﬃ"]
-
-  - id: password.max-length
-    code: PW103
-    kind: length
-    unit: code-points
-    max: 1024
-    message: "Password must be {max} characters or less."
-    description: >-
-      At most 1024 code points of the NFKC form; longer passwords are rejected, never truncated.
-      NIST requires accepting at least 64.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (at least 64 accepted; no truncation)
-    examples:
-      valid: ["a-passphrase-that-is-comfortably-long-but-well-under-the-maximum-of-1024"]
-      invalid: []
-
-  - id: password.common
-    code: PW104
-    kind: list
-    file: lists/common-passwords.txt
-    key: nfkc-casefold
-    message: "This password is too common. Please choose a less common password."
-    description: >-
-      Rejects passwords on the common-password blocklist (zxcvbn's list, entries of 8+ characters),
-      compared case-insensitively after NFKC and trimming.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (blocklist of commonly used passwords)
-    examples:
-      valid: ["violet-kettle-marathon"]
-      invalid: ["password", "PASSWORD", " Password ", "iloveyou", "ｐａｓｓｗｏｒｄ", "qwertyuiop"]
-
-  - id: password.contains-username
-    code: PW105
-    kind: swift
-    message: "Password cannot contain your username."
-    description: >-
-      Rejects a password that contains the username (NFKC, lowercased, at least 3 code points)
-      anywhere in the lowercased password. Needs PasswordContext.username.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words)
-    examples:
-      valid: []
-      invalid: []
-
-  - id: password.contains-email
-    code: PW106
-    kind: swift
-    message: "Password cannot contain your email address."
-    description: >-
-      Rejects a password that contains the email's local part, with or without its +tag (NFKC,
-      lowercased, at least 3 code points). Needs PasswordContext.email.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words)
-    examples:
-      valid: []
-      invalid: []
-
-  - id: password.contains-app-name
-    code: PW107
-    kind: swift
-    message: "Password cannot contain the name of this app."
-    description: >-
-      Rejects a password that contains the app's name (NFKC, lowercased, at least 3 code points).
-      Needs PasswordContext.appName or the validator's appName.
-    source: NIST SP 800-63B rev 4 section 3.1.1.2 (context-specific words such as the service name)
-    examples:
-      valid: []
-      invalid: []
 
 """#,
     ]

@@ -1,0 +1,118 @@
+// Validations per second for each validator, and, in the same run, the display-name check done
+// with Swift `Regex` and with `NSRegularExpression` for comparison (issue 2's targets: ≥ 30× Swift
+// Regex, ≥ 15× NSRegularExpression). Run in release mode, pinned to one core:
+//
+//     swift build -c release --product ValidatorBenchmarks
+//     taskset -c 1 .build/release/ValidatorBenchmarks [--count N] [--rounds R]
+//
+// Inputs are generated from a fixed seed: a mix of valid and invalid values of realistic length.
+import FieldValidation
+import Foundation
+
+@main
+struct ValidatorBenchmarks {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        func option(_ name: String, default value: Int) -> Int {
+            guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return value }
+            return Int(arguments[index + 1]) ?? value
+        }
+        let count = option("--count", default: 1_000_000)
+        let rounds = option("--rounds", default: 5)
+        let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        var generator = SplitMix64(seed: 0x5EED)
+        let names = (0..<count).map { _ in generator.displayName() }
+        let emails = (0..<count).map { _ in generator.email() }
+        let passwords = (0..<count / 5).map { _ in generator.password() }
+
+        let displayNames = try DisplayNameValidator()
+        let email = try EmailValidator()
+        let password = try PasswordValidator()
+        let pattern = #"(?!\.)(?!.*\.\.)(?!.*\.$)[A-Za-z0-9._]{3,30}"#
+        let swiftRegex = try Regex(pattern)
+        let nsRegex = try NSRegularExpression(pattern: #"\A"# + pattern.replacingOccurrences(of: "$)", with: #"\z)"#) + #"\z"#)
+
+        print("inputs: \(count) display names, \(count) emails, \(passwords.count) passwords; best of \(rounds) rounds, 1 thread")
+        var results: [(String, Double, Int)] = []
+        func run(_ label: String, _ inputs: [String], rounds: Int, _ body: (String) -> Bool) {
+            if let only, !label.hasPrefix(only) { return }
+            var best = Double.infinity
+            var valid = 0
+            for _ in 0..<rounds {
+                let start = ContinuousClock.now
+                valid = 0
+                for input in inputs where body(input) { valid += 1 }
+                let elapsed = start.duration(to: .now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                best = min(best, seconds / Double(inputs.count) * 1e9)
+            }
+            results.append((label, best, valid))
+            print(String(format: "%-44@ %9.1f ns/op %12.0f ops/s  valid %d", label as NSString, best, 1e9 / best, valid))
+        }
+
+        run("DisplayNameValidator.validate(String)", names, rounds: rounds) { displayNames.validate($0).isValid }
+        run("DisplayNameValidator.validate(utf8:)", names, rounds: rounds) { name in
+            var name = name
+            return name.withUTF8 { displayNames.validate(utf8: UnsafeRawBufferPointer($0)).isValid }
+        }
+        let validNames = names.filter { displayNames.validate($0).isValid }
+        let invalidNames = names.filter { !displayNames.validate($0).isValid }
+        run("DisplayNameValidator, valid names only", validNames, rounds: rounds) { displayNames.validate($0).isValid }
+        run("DisplayNameValidator, invalid names only", invalidNames, rounds: rounds) { displayNames.validate($0).isValid }
+        let slowInputs = Array(names.prefix(max(1, count / 10)))
+        run("Swift Regex wholeMatch (display name)", slowInputs, rounds: 1) { (try? swiftRegex.wholeMatch(in: $0)) != nil }
+        run("NSRegularExpression firstMatch (display name)", slowInputs, rounds: 1) { name in
+            nsRegex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
+        }
+        run("EmailValidator.validate(String)", emails, rounds: rounds) { email.validate($0).isValid }
+        run("PasswordValidator.validate(String)", passwords, rounds: rounds) { password.validate($0).isValid }
+
+        guard results.count == 8 else { return }
+        let validator = results[0].1
+        print(String(format: "\ndisplay-name validator vs Swift Regex:         %6.1f× faster (target ≥ 30×)", results[4].1 / validator))
+        print(String(format: "display-name validator vs NSRegularExpression: %6.1f× faster (target ≥ 15×)", results[5].1 / validator))
+        // The regexes and the validator must agree on validity over the shared prefix (reserved
+        // names aside), or the comparison is meaningless.
+        let disagreements = slowInputs.filter { name in
+            let regex = (try? swiftRegex.wholeMatch(in: name)) != nil
+            let result = displayNames.validate(name)
+            let patternRulesPass = result.violations.allSatisfy { $0.rule.hasPrefix("display-name.reserved") }
+            return regex != patternRulesPass
+        }
+        print("validator/regex disagreements outside reserved names: \(disagreements.count)")
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so every run sees the same inputs.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    static let nameCharacters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._")
+    static let noise = Array(" -!é@")
+
+    mutating func displayName() -> String {
+        let length = Int.random(in: 1...34, using: &self)
+        var name = String((0..<length).map { _ in Self.nameCharacters.randomElement(using: &self)! })
+        if Int.random(in: 0..<10, using: &self) == 0 { name.append(Self.noise.randomElement(using: &self)!) }
+        return name
+    }
+
+    mutating func email() -> String {
+        let local = String((0..<Int.random(in: 1...16, using: &self)).map { _ in Self.nameCharacters.randomElement(using: &self)! })
+        let domains = ["example.com", "mail.example.org", "bücher.de", "test", "xn--bcher-kva.de", "a..b.com", "example.co.uk"]
+        return local + "@" + domains.randomElement(using: &self)!
+    }
+
+    mutating func password() -> String {
+        let length = Int.random(in: 4...24, using: &self)
+        return String((0..<length).map { _ in Self.nameCharacters.randomElement(using: &self)! })
+    }
+}
