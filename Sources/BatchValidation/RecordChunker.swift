@@ -63,7 +63,7 @@ final class RecordChunker {
     private var skipping = false
     private var nextNumber = 1
 
-    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 256 * 1024, maxRecordsPerChunk: Int = 32768) {
+    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 128 * 1024, maxRecordsPerChunk: Int = 16384) {
         self.input = input
         self.framing = framing
         self.maxRecordBytes = max(1, maxRecordBytes)
