@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
+        .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
+        .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
+        .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -21,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)
@@ -46,27 +50,38 @@ let package = Package(
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .target(name: "PostgresClaims", dependencies: [
+            "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         .target(name: "BatchValidation", dependencies: ["Patterns"]),
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesKit", dependencies: [
-            "Patterns", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
                           path: "Benchmarks/ValidatorBenchmarks"),
-        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns"]),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "SQLiteClaims", "RulesTesting",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
         .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
                           path: "Benchmarks/BatchEngineBench"),
 
+        // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
+        .executableTarget(name: "ClaimsBenchmark", dependencies: [
+            "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
+        ]),
+
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: ["Patterns"]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+
+        // MARK: - Test support (shared by the claim-store test targets; not a product)
+        .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
@@ -82,11 +97,26 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
-            "RulesLanguage", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "AvailabilityTests", dependencies: [
+            "Availability", "ClaimStoreTesting",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        ]),
+        .testTarget(name: "SQLiteClaimsTests", dependencies: [
+            "SQLiteClaims", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "RulesKitTests", dependencies: [
+            "RulesKit", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "PostgresClaimsTests", dependencies: [
+            "PostgresClaims", "Availability", "ClaimStoreTesting",
         ]),
     ]
 )

@@ -1,1 +1,7 @@
-// Availability: the debounced display-name availability checker and the ClaimStore protocol.
+// Availability: display-name availability as the user types, and atomic claims.
+//
+// Owns: the `DisplayNamePolicy` seam (validation arrives from outside), the `ClaimStore` protocol
+// and its in-memory implementation, the pure debounce state machine (`DebounceMachine`), the
+// answer cache, suggestions, and the task-based `AvailabilityChecker` that drives them on any
+// `Clock`. Does not own: the display-name rules themselves (FieldValidation, adapted in the
+// RulesKit facade) or durable stores (SQLiteClaims, PostgresClaims).

@@ -45,13 +45,16 @@ public final class Pattern: @unchecked Sendable {
     ///   - anchoring: ``Anchoring/wholeString`` (default) or ``Anchoring/search``.
     ///   - limits: bounds on the work one match may do.
     ///   - jit: compile with the JIT where the platform has one (falls back to the interpreter).
+    ///   - dollarEndOnly: make `$` match only at the very end of the subject, never before a final
+    ///     newline (`PCRE2_DOLLAR_ENDONLY`; RE2's meaning of `$` outside multi-line mode).
     /// - Throws: ``PatternError/compile(message:offset:)`` with PCRE2's message and the byte
     ///   offset in `source` where compilation failed.
     public init(
         _ source: String,
         anchoring: Anchoring = .wholeString,
         limits: MatchLimits = .default,
-        jit: Bool = true
+        jit: Bool = true,
+        dollarEndOnly: Bool = false
     ) throws(PatternError) {
         self.source = source
         self.anchoring = anchoring
@@ -61,6 +64,7 @@ public final class Pattern: @unchecked Sendable {
         if anchoring == .wholeString {
             options |= UInt32(PCRE2_ANCHORED) | UInt32(PCRE2_ENDANCHORED)
         }
+        if dollarEndOnly { options |= UInt32(PCRE2_DOLLAR_ENDONLY) }
         var errorCode: Int32 = 0
         var errorOffset = 0
         var text = source

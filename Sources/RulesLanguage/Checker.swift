@@ -139,6 +139,9 @@ struct Checker {
             guard let name = segment.variable else { continue }
             if names.contains(name) {
                 report("RL2020", .warning, "wildcard `\(name)` shadows an outer wildcard", block.patternSpan, help: "rename one of them")
+            } else if BuiltinCatalogue.globalVariables.contains(name) {
+                report("RL2020", .warning, "wildcard `\(name)` shadows the global `\(name)`", block.patternSpan,
+                       help: "rename the wildcard, e.g. `{\(name)Id}`")
             }
             names.insert(name)
         }

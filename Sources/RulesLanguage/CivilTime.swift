@@ -26,13 +26,21 @@ enum CivilTime {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// Seconds since midnight (UTC) of an epoch second count; never overflows.
+    static func secondsIntoDay(_ seconds: Int64) -> Int64 {
+        let r = seconds % 86_400
+        return r < 0 ? r + 86_400 : r
+    }
+
+    /// Division rounding toward negative infinity (`b > 0`); never overflows.
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : -((-a + b - 1) / b)
+        let q = a / b
+        return (a % b != 0 && a < 0) ? q - 1 : q
     }
 
     static func format(_ t: Timestamp) -> String {
         let day = floorDiv(t.seconds, 86_400)
-        let secondOfDay = t.seconds - day * 86_400
+        let secondOfDay = secondsIntoDay(t.seconds)
         let (y, m, d) = civil(days: day)
         var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
         out += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)

@@ -31,6 +31,8 @@ public struct Blame: Sendable, Hashable {
     public var error: EvaluationError?
     /// Operand values as `(label, value)`, e.g. `("left", "'bob'")`, `("right", "'alice'")`.
     public var values: [Operand]
+    /// For `a || b`: why the other alternatives failed too (each with its own blame).
+    public var alternatives: [Blame] = []
 
     /// One labelled value involved in the blamed sub-expression.
     public struct Operand: Sendable, Hashable {
@@ -94,6 +96,20 @@ public struct DebugEntry: Sendable, Hashable {
     }
 }
 
+/// A `match` block whose full pattern matched the request path, and what its rules grant.
+public struct CompleteMatch: Sendable, Hashable {
+    /// The full pattern, e.g. `/databases/{database}/documents/users/{userId}`.
+    public var pattern: String
+    /// The methods its `allow` statements name (as written), without repeats.
+    public var methods: [RuleMethod]
+
+    /// Creates a record.
+    public init(pattern: String, methods: [RuleMethod]) {
+        self.pattern = pattern
+        self.methods = methods
+    }
+}
+
 /// The verdict for one request, with its explanation.
 public struct Decision: Sendable {
     /// True when some `allow` granted.
@@ -108,6 +124,9 @@ public struct Decision: Sendable {
     public var requestError: EvaluationError?
     /// Number of distinct document lookups made.
     public var lookupCount: Int
+    /// Filled only when no `allow` applied: the blocks that matched the path anyway, so the
+    /// explanation can say which methods they do grant.
+    public var completeMatches: [CompleteMatch]
 
     /// A multi-line explanation for people: the verdict, then each candidate with its location.
     public func explanation(in source: SourceFile) -> String {
@@ -121,7 +140,15 @@ public struct Decision: Sendable {
                 lines.append("  \(requestError.description)\(location)")
             }
             if candidates.isEmpty && requestError == nil {
-                lines.append("  no `allow` matches this path and method (default deny)")
+                if completeMatches.isEmpty {
+                    lines.append("  no `match` block matches this path (default deny)")
+                } else {
+                    lines.append("  no `allow` covers this method (default deny); matching blocks:")
+                    for match in completeMatches {
+                        let methods = match.methods.isEmpty ? "no rules" : "allows " + match.methods.map(\.rawValue).joined(separator: ", ")
+                        lines.append("    match \(match.pattern): \(methods)")
+                    }
+                }
             }
             for candidate in candidates {
                 let allow = candidate.allow
@@ -131,8 +158,7 @@ public struct Decision: Sendable {
                 case .notEvaluated: lines.append(header + ": not evaluated")
                 case .denied(let blame):
                     lines.append(header + ":")
-                    lines.append("    \(source.name):\(source.location(of: blame.span.start)): \(blame.message)")
-                    for operand in blame.values { lines.append("      \(operand.label) = \(operand.value)") }
+                    lines += blame.lines(in: source, prefix: "    ")
                 }
             }
         }
@@ -143,11 +169,29 @@ public struct Decision: Sendable {
     }
 }
 
+// MARK: - Rendering
+
+extension Blame {
+    /// The blame as indented lines: location and message, operand values, then each failed
+    /// alternative prefixed with `or`.
+    func lines(in source: SourceFile, prefix: String) -> [String] {
+        var out = ["\(prefix)\(source.name):\(source.location(of: span.start)): \(message)"]
+        for operand in values { out.append("\(prefix)  \(operand.label) = \(operand.value)") }
+        for alternative in alternatives {
+            var nested = alternative.lines(in: source, prefix: prefix)
+            if let first = nested.first { nested[0] = prefix + "or " + first.dropFirst(prefix.count) }
+            out += nested
+        }
+        return out
+    }
+}
+
 // MARK: - JSON
 
 extension Decision {
     /// The decision as one JSON object (for `--format json` outputs):
-    /// `{"allowed", "grantedBy", "candidates": [{…, "verdict", "blame"}], "debug", "requestError", "lookups"}`.
+    /// `{"allowed", "grantedBy", "candidates": [{…, "verdict", "blame"}], "debug", "requestError", "lookups",
+    /// "completeMatches"}`.
     public func json(in source: SourceFile) -> String {
         func location(_ span: SourceSpan) -> String {
             let start = source.location(of: span.start)
@@ -162,6 +206,16 @@ extension Decision {
             if let span = error.span { fields += ", " + location(span) }
             return "{\(fields)}"
         }
+        func blameJSON(_ blame: Blame) -> String {
+            let values = blame.values.map { "{\"label\": \(jsonString($0.label)), \"value\": \(jsonString($0.value))}" }
+            var fields = "\(location(blame.span)), \"expression\": \(jsonString(blame.expression)), \"message\": \(jsonString(blame.message))"
+            if let error = blame.error { fields += ", \"error\": \(errorJSON(error))" }
+            fields += ", \"values\": [\(values.joined(separator: ", "))]"
+            if !blame.alternatives.isEmpty {
+                fields += ", \"alternatives\": [\(blame.alternatives.map(blameJSON).joined(separator: ", "))]"
+            }
+            return "{\(fields)}"
+        }
         var fields = ["\"allowed\": \(allowed)"]
         fields.append("\"grantedBy\": " + (grantedBy.map { "{\(allowJSON($0))}" } ?? "null"))
         let candidateItems = candidates.map { candidate -> String in
@@ -169,11 +223,7 @@ extension Decision {
             case .granted: return "{\(allowJSON(candidate.allow)), \"verdict\": \"granted\"}"
             case .notEvaluated: return "{\(allowJSON(candidate.allow)), \"verdict\": \"notEvaluated\"}"
             case .denied(let blame):
-                let values = blame.values.map { "{\"label\": \(jsonString($0.label)), \"value\": \(jsonString($0.value))}" }
-                var blameFields = "\(location(blame.span)), \"expression\": \(jsonString(blame.expression)), \"message\": \(jsonString(blame.message))"
-                if let error = blame.error { blameFields += ", \"error\": \(errorJSON(error))" }
-                blameFields += ", \"values\": [\(values.joined(separator: ", "))]"
-                return "{\(allowJSON(candidate.allow)), \"verdict\": \"denied\", \"blame\": {\(blameFields)}}"
+                return "{\(allowJSON(candidate.allow)), \"verdict\": \"denied\", \"blame\": \(blameJSON(blame))}"
             }
         }
         fields.append("\"candidates\": [\(candidateItems.joined(separator: ", "))]")
@@ -181,6 +231,10 @@ extension Decision {
         fields.append("\"debug\": [\(debugItems.joined(separator: ", "))]")
         fields.append("\"requestError\": " + (requestError.map(errorJSON) ?? "null"))
         fields.append("\"lookups\": \(lookupCount)")
+        let matches = completeMatches.map {
+            "{\"match\": \(jsonString($0.pattern)), \"methods\": [\($0.methods.map { jsonString($0.rawValue) }.joined(separator: ", "))]}"
+        }
+        fields.append("\"completeMatches\": [\(matches.joined(separator: ", "))]")
         return "{" + fields.joined(separator: ", ") + "}"
     }
 }

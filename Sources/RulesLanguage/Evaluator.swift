@@ -16,11 +16,19 @@ final class Evaluator {
     /// Which function scope names resolve in.
     var scope = 1
     var callDepth = 0
+    /// Nesting of `eval` (and of explanations) right now, bounded by `maxEvaluationDepth`.
+    var evaluationDepth = 0
     var steps = 0
     /// While explaining, `debug()` output and coverage are not recorded again.
     var explaining = false
     var debugOutput: [DebugEntry] = []
-    var lookupCache: [String: LookupResult] = [:]
+    /// Lookups made for this request: each distinct (path, before/after) counts once.
+    var lookupCache: [LookupKey: LookupResult] = [:]
+
+    struct LookupKey: Hashable {
+        let path: String
+        let afterWrite: Bool
+    }
     /// Pattern-segment comparisons made while matching the path (bounded: nested `=**`
     /// wildcards could otherwise try exponentially many splits).
     var matchSteps = 0
@@ -48,7 +56,7 @@ final class Evaluator {
     }
 
     func decide() -> Decision {
-        var decision = Decision(allowed: false, grantedBy: nil, candidates: [], debugOutput: [], requestError: nil, lookupCount: 0)
+        var decision = Decision(allowed: false, grantedBy: nil, candidates: [], debugOutput: [], requestError: nil, lookupCount: 0, completeMatches: [])
         defer { coverage?.requestCount += 1 }
         guard request.service == program.service else {
             decision.requestError = EvaluationError(
@@ -94,7 +102,10 @@ final class Evaluator {
                 coverage?.recordAllow(candidate.allow.span, .denied)
                 continue
             } catch {}
+            // Explaining re-evaluates parts of the condition (quadratic along a blame path), so it
+            // gets its own, larger budget; the request's step count is restored afterwards.
             let savedSteps = steps
+            steps = -99 * program.limits.evaluationStepLimit
             explaining = true
             let why = explain(condition)
             explaining = false
@@ -103,6 +114,7 @@ final class Evaluator {
             coverage?.recordAllow(candidate.allow.span, .denied)
         }
         if decision.requestError != nil { decision.allowed = false; decision.grantedBy = nil }
+        if pending.isEmpty { decision.completeMatches = completeMatches(segments) }
         decision.debugOutput = debugOutput
         decision.lookupCount = lookupCache.count
         return decision
@@ -115,85 +127,18 @@ final class Evaluator {
         coverage?.recordAllow(reference.span, .granted)
     }
 
-    /// Finds every `allow` in a completely matching block whose methods cover the request.
-    private func collect(_ blocks: [CompiledBlock], _ segments: [String], from start: Int, into pending: inout [PendingCandidate]) {
-        for block in blocks {
-            let base = bindings.count
-            if block.hasRecursiveSegment {
-                matchPattern(block.pattern[...], segments, start) { end in visit(block, segments, end, &pending) }
-            } else if let end = matchFixed(block.pattern, segments, start) {
-                // Fast path: without `=**` a pattern matches at most one way.
-                visit(block, segments, end, &pending)
-            }
-            // INVARIANT: every binding pushed while matching this block is popped here.
-            if bindings.count > base { bindings.removeSubrange(base...) }
-        }
-    }
-
-    /// Records the block's applicable `allow`s on a complete match, then tries its children.
-    private func visit(_ block: CompiledBlock, _ segments: [String], _ end: Int, _ pending: inout [PendingCandidate]) {
-        if end == segments.count {
-            for allow in block.allows where allow.methods.contains(where: { $0.covers(request.method) }) {
-                pending.append(PendingCandidate(allow: allow, block: block, bindings: bindings))
-            }
-        }
-        if !block.children.isEmpty {
-            collect(block.children, segments, from: end, into: &pending)
-        }
-    }
-
-    /// Matches a pattern without `=**` at `start`, pushing its bindings; returns the end index.
-    private func matchFixed(_ pattern: [PatternSegment], _ segments: [String], _ start: Int) -> Int? {
-        matchSteps += 1
-        let end = start + pattern.count
-        guard end <= segments.count, matchSteps <= Evaluator.matchStepLimit else { return nil }
-        var index = start
-        for segment in pattern {
-            switch segment {
-            case .literal(let text):
-                guard segments[index] == text else { return nil }
-            case .single(let name):
-                bindings.append((name, .string(segments[index])))
-            case .recursive:
-                return nil
-            }
-            index += 1
-        }
-        return end
-    }
-
-    /// Calls `onMatch(end)` for every way `pattern` matches `segments[start..<end]`, with the
-    /// wildcards bound in `bindings` during the call.
-    private func matchPattern(_ pattern: ArraySlice<PatternSegment>, _ segments: [String], _ start: Int, _ onMatch: (Int) -> Void) {
-        matchSteps += 1
-        guard matchSteps <= Evaluator.matchStepLimit else { return }
-        guard let first = pattern.first else { return onMatch(start) }
-        let rest = pattern.dropFirst()
-        switch first {
-        case .literal(let text):
-            if start < segments.count && segments[start] == text { matchPattern(rest, segments, start + 1, onMatch) }
-        case .single(let name):
-            guard start < segments.count else { return }
-            bindings.append((name, .string(segments[start])))
-            matchPattern(rest, segments, start + 1, onMatch)
-            bindings.removeLast()
-        case .recursive(let name):
-            let minimum = program.file.isVersion2 ? 0 : 1
-            guard segments.count - start >= minimum else { return }
-            for end in (start + minimum)...segments.count {
-                bindings.append((name, .path(PathValue(segments: Array(segments[start..<end])))))
-                matchPattern(rest, segments, end, onMatch)
-                bindings.removeLast()
-            }
-        }
-    }
-
     // MARK: - Expressions
 
     func eval(_ expr: Expr) throws(EvaluationError) -> Value {
         steps += 1
         if steps > program.limits.evaluationStepLimit {
             throw EvaluationError(code: "RL3012", message: "more than \(program.limits.evaluationStepLimit) expressions evaluated for one request",
+                                  span: expr.span, isLimit: true)
+        }
+        evaluationDepth += 1
+        defer { evaluationDepth -= 1 }
+        if evaluationDepth > program.limits.maxEvaluationDepth {
+            throw EvaluationError(code: "RL3019", message: "expressions nest more than \(program.limits.maxEvaluationDepth) deep across function calls",
                                   span: expr.span, isLimit: true)
         }
         guard let coverage, !explaining else { return try evalNode(expr) }
@@ -423,7 +368,7 @@ final class Evaluator {
         return nil
     }
 
-    private func call(_ receiver: Expr?, _ name: String, _ arguments: [Expr], _ span: SourceSpan) throws(EvaluationError) -> Value {
+    func call(_ receiver: Expr?, _ name: String, _ arguments: [Expr], _ span: SourceSpan) throws(EvaluationError) -> Value {
         if let namespace = namespace(of: receiver) {
             let args = try evalArguments(arguments)
             if namespace == "firestore" {
@@ -450,7 +395,7 @@ final class Evaluator {
         return try Builtins.global(name, args, span)
     }
 
-    private func evalArguments(_ arguments: [Expr]) throws(EvaluationError) -> [Value] {
+    func evalArguments(_ arguments: [Expr]) throws(EvaluationError) -> [Value] {
         var values: [Value] = []
         values.reserveCapacity(arguments.count)
         for argument in arguments { values.append(try eval(argument)) }
@@ -482,150 +427,4 @@ final class Evaluator {
         return try eval(declaration.body)
     }
 
-    // MARK: - Document lookups
-
-    private func documentLookup(_ name: String, _ args: [Value], _ span: SourceSpan, storage: Bool) throws(EvaluationError) -> Value {
-        let qualified = storage ? "firestore.\(name)" : name
-        guard args.count == 1 else { throw .functionNotFound(qualified, span) }
-        let path: PathValue
-        switch args[0] {
-        case .path(let p): path = p
-        case .string(let s): path = PathValue(s)
-        default: throw .unsupported("\(qualified)(\(args[0].typeName)), expected a path", span)
-        }
-        let s = path.segments
-        guard s.count >= 5, s[0] == "databases", s[2] == "documents", (s.count - 3) % 2 == 0 else {
-            throw .invalidArgument("`\(qualified)` needs a full document path like /databases/$(database)/documents/users/$(uid), got `\(path)`", span)
-        }
-        if storage && s[1] != "(default)" {
-            throw .invalidArgument("Storage rules can only read the (default) Firestore database", span)
-        }
-        let after = name == "getAfter" || name == "existsAfter"
-        let key = (after ? "after:" : "before:") + path.description
-        let result: LookupResult
-        if let cached = lookupCache[key] {
-            result = cached
-        } else {
-            let limit = request.isBatched ? program.limits.maxBatchedLookups : program.limits.maxLookups
-            guard lookupCache.count < limit else {
-                throw EvaluationError(code: "RL3011", message: "more than \(limit) document lookups for one request", span: span, isLimit: true)
-            }
-            if after && program.service == .firestore && path == requestPath {
-                if request.method == .delete {
-                    result = .missing
-                } else if case .map(let data) = request.requestResource ?? .null {
-                    result = .document(data)
-                } else {
-                    result = lookup.lookup(path: path.description, afterWrite: true)
-                }
-            } else {
-                result = lookup.lookup(path: path.description, afterWrite: after)
-            }
-            lookupCache[key] = result
-        }
-        switch result {
-        case .failure(let message):
-            throw EvaluationError(code: "RL3013", message: "lookup of `\(path)` failed: \(message)", span: span)
-        case .missing:
-            return name.hasPrefix("exists") ? .bool(false) : .null
-        case .document(let data):
-            if name.hasPrefix("exists") { return .bool(true) }
-            return .map(["data": .map(data), "id": .string(s.last ?? ""), "__name__": .path(path)])
-        }
-    }
-
-    // MARK: - Explaining
-
-    private func result(_ expr: Expr) -> Result<Value, EvaluationError> {
-        do { return .success(try eval(expr)) } catch { return .failure(error) }
-    }
-
-    func text(_ expr: Expr) -> String {
-        let bytes = program.source.bytes
-        guard expr.span.start >= 0, expr.span.end <= bytes.count, expr.span.start < expr.span.end else { return RulesPrinter.print(expr) }
-        return String(decoding: bytes[expr.span.start..<expr.span.end], as: UTF8.self)
-    }
-
-    func blame(for error: EvaluationError, at expr: Expr) -> Blame {
-        Blame(span: error.span ?? expr.span, expression: error.span == nil ? text(expr) : "", message: error.message, error: error, values: [])
-    }
-
-    static func shorten(_ text: String) -> String {
-        text.count > 200 ? String(text.prefix(197)) + "…" : text
-    }
-
-    /// Finds the first false or erroring sub-expression of a condition that did not grant.
-    func explain(_ expr: Expr) -> Blame {
-        switch expr.kind {
-        case .binary(.and, let lhs, let rhs):
-            switch result(lhs) {
-            case .success(.bool(true)): return explain(rhs)
-            case .success(.bool(false)): return explain(lhs)
-            default:
-                if case .success(.bool(false)) = result(rhs) { return explain(rhs) }
-                return explain(lhs)
-            }
-        case .binary(.or, let lhs, _):
-            return explain(lhs)
-        case .ternary(let condition, let then, let otherwise):
-            switch result(condition) {
-            case .success(.bool(let b)): return explain(b ? then : otherwise)
-            default: return explain(condition)
-            }
-        case .call(nil, let name, let arguments) where program.scopes[scope][name] != nil:
-            for argument in arguments {
-                if case .failure = result(argument) { return explain(argument) }
-            }
-            guard let index = program.scopes[scope][name], callDepth < program.limits.maxCallDepth else { return describe(expr) }
-            let function = program.functions[index]
-            let declaration = function.declaration
-            var args: [Value] = []
-            for argument in arguments {
-                guard case .success(let value) = result(argument) else { return describe(expr) }
-                args.append(value)
-            }
-            let savedFrame = frame, savedScope = scope
-            callDepth += 1
-            defer { frame = savedFrame; scope = savedScope; callDepth -= 1 }
-            frame = Array(zip(declaration.parameters, args))
-            scope = function.scope
-            for binding in declaration.lets {
-                switch result(binding.value) {
-                case .success(let value): frame.append((binding.name, value))
-                case .failure: return explain(binding.value)
-                }
-            }
-            return explain(declaration.body)
-        default:
-            let skipReceiver = namespace(of: { if case .call(let r, _, _) = expr.kind { r } else { nil } }()) != nil
-            for (offset, child) in expr.children.enumerated() where !(skipReceiver && offset == 0) {
-                if case .failure = result(child) { return explain(child) }
-            }
-            return describe(expr)
-        }
-    }
-
-    /// Blames `expr` itself, listing the values of its operands.
-    private func describe(_ expr: Expr) -> Blame {
-        let source = text(expr)
-        var operands: [Blame.Operand] = []
-        let skipReceiver = namespace(of: { if case .call(let r, _, _) = expr.kind { r } else { nil } }()) != nil
-        for (offset, child) in expr.children.enumerated() where !(skipReceiver && offset == 0) {
-            if case .success(let value) = result(child) {
-                operands.append(Blame.Operand(label: text(child), value: Evaluator.shorten(value.description)))
-            }
-        }
-        switch result(expr) {
-        case .failure(let error):
-            return Blame(span: error.span ?? expr.span, expression: source, message: error.message, error: error, values: operands)
-        case .success(let value):
-            let message: String
-            if case .bool(false) = value {
-                message = "`\(Evaluator.shorten(source))` is false"
-            } else {
-                message = "`\(Evaluator.shorten(source))` is \(value.typeName) `\(Evaluator.shorten(value.description))`, not bool"
-            }
-            return Blame(span: expr.span, expression: source, message: message, error: nil, values: operands)
-        }
-    }
 }

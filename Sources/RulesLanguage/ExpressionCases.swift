@@ -1,6 +1,7 @@
 // ExpressionCases: the loader and runner for expression conformance files
 // (`corpus/rules/expressions/*.txt`, format in that directory's README), shared by the tests of
 // RulesLanguage and RulesPatterns.
+import Foundation
 
 /// One line of an expression conformance file: `EXPRESSION => EXPECTED`.
 public struct ExpressionCase: Sendable, CustomStringConvertible {
@@ -63,6 +64,22 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
         return .success(cases)
     }
 
+    /// Loads every `*.txt` file of a directory in name order, skipping `skipping`. A malformed
+    /// file becomes one case named after the problem, which fails when run.
+    public static func loadFiles(in directory: URL, skipping: Set<String> = []) -> [ExpressionCase] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".txt") && !skipping.contains($0) }.sorted()
+        return names.flatMap { name -> [ExpressionCase] in
+            guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else {
+                return [ExpressionCase(name: "\(name): unreadable", expression: "", expectation: .value("unreadable"))]
+            }
+            switch load(text, file: name) {
+            case .success(let cases): return cases
+            case .failure(let error): return [ExpressionCase(name: error.message, expression: "", expectation: .value("malformed"))]
+            }
+        }
+    }
+
     /// Runs the case; returns nil when it passes, else a description of the mismatch.
     public func run(regexEngine: any RegexEngine) -> String? {
         let (parsed, parseDiagnostics) = RulesParser.parseExpression(expression)
@@ -119,26 +136,6 @@ extension Value {
         case (.map(let a), .map(let b)): return a.allSatisfy { key, value in b[key].map { value.isIdentical(to: $0) } ?? false }
         default: return true
         }
-    }
-}
-
-extension String {
-    /// Splits on every occurrence of `separator` (no Foundation needed).
-    func components(separatedBy separator: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var rest = Substring(self)
-        while !rest.isEmpty {
-            if rest.hasPrefix(separator) {
-                parts.append(current)
-                current = ""
-                rest = rest.dropFirst(separator.count)
-            } else {
-                current.append(rest.removeFirst())
-            }
-        }
-        parts.append(current)
-        return parts
     }
 }
 

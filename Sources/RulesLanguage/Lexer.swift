@@ -121,7 +121,13 @@ struct Lexer {
         position += 1
         while let c = byte(at: position), c & 0xC0 == 0x80 { position += 1 }
         let shown = String(decoding: bytes[start..<position], as: UTF8.self)
-        report("RL1002", "unexpected character `\(shown)`", SourceSpan(start: start, end: position))
+        let help: String? = switch shown {
+        case "&": "use `&&` for logical and"
+        case "|": "use `||` for logical or"
+        case "#": "comments start with `//`"
+        default: nil
+        }
+        report("RL1002", "unexpected character `\(shown)`", SourceSpan(start: start, end: position), help: help)
         return Token(kind: .invalid, span: SourceSpan(start: start, end: position))
     }
 

@@ -22,12 +22,16 @@ public struct RulesLimits: Sendable, Hashable {
     public var maxBatchedLookups: Int
     /// Expressions evaluated per request (Firestore quotas: 1,000). `RL3012`.
     public var evaluationStepLimit: Int
+    /// Deepest nesting of expression evaluation, counted across function calls (RulesKit's own
+    /// bound: call depth × expression height could otherwise exhaust a thread's stack). `RL3019`.
+    public var maxEvaluationDepth: Int
 
     /// Creates limits; the defaults are Firebase's published quotas.
     public init(
         maxSourceBytes: Int = 256 * 1024, maxNestingDepth: Int = 64, maxMatchDepth: Int = 10,
         maxFunctionArguments: Int = 7, maxLetBindings: Int = 10, maxCallDepth: Int = 20,
-        maxLookups: Int = 10, maxBatchedLookups: Int = 20, evaluationStepLimit: Int = 1000
+        maxLookups: Int = 10, maxBatchedLookups: Int = 20, evaluationStepLimit: Int = 1000,
+        maxEvaluationDepth: Int = 256
     ) {
         self.maxSourceBytes = maxSourceBytes
         self.maxNestingDepth = maxNestingDepth
@@ -38,6 +42,7 @@ public struct RulesLimits: Sendable, Hashable {
         self.maxLookups = maxLookups
         self.maxBatchedLookups = maxBatchedLookups
         self.evaluationStepLimit = evaluationStepLimit
+        self.maxEvaluationDepth = maxEvaluationDepth
     }
 
     /// Firebase's published limits.

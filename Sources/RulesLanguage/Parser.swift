@@ -339,7 +339,7 @@ struct Parser {
         if isSymbol(";") {
             advance()
         } else if !isSymbol("}") && !isWord("allow") && !isWord("match") && !isWord("function") {
-            throw fail("RL1010", "expected `;`, found \(token.described)", token.span)
+            throw fail("RL1010", "expected `;`, found \(token.described)", token.span, help: hintAfterExpression())
         }
         return AllowRule(methods: methods, condition: condition, span: SourceSpan(start: start, end: end))
     }
@@ -373,9 +373,20 @@ struct Parser {
         advance()
         let body = try parseExpression()
         if isSymbol(";") { advance() }
-        try expect("}", help: "a function body ends after its `return`")
+        try expect("}", help: hintAfterExpression() ?? "a function body ends after its `return`")
         return FunctionDecl(name: name, parameters: parameters, lets: lets, body: body,
                             span: SourceSpan(start: start, end: previousEnd), nameSpan: nameSpan)
+    }
+
+    /// Help for a token that cannot follow a complete expression, for common slips.
+    func hintAfterExpression() -> String? {
+        switch token.kind {
+        case .symbol("="): "use `==` to compare"
+        case .identifier("and"): "use `&&` for logical and"
+        case .identifier("or"): "use `||` for logical or"
+        case .identifier("not"): "use `!` for logical not"
+        default: nil
+        }
     }
 
     // MARK: - Expressions

@@ -91,16 +91,12 @@ struct CompiledFunction: Sendable {
     let scope: Int
 }
 
-/// A checked, immutable ruleset. Thread-safe; evaluate any number of requests concurrently.
-public struct Program: Sendable {
-    /// The source, for locations in explanations.
-    public let source: SourceFile
-    /// The syntax tree.
-    public let file: RulesFile
-    /// The service the rules guard.
-    public let service: ServiceKind
-    /// The limits evaluation runs under.
-    public let limits: RulesLimits
+/// The shared, immutable contents of a ``Program`` (one reference to retain per copy).
+final class ProgramCore: Sendable {
+    let source: SourceFile
+    let file: RulesFile
+    let service: ServiceKind
+    let limits: RulesLimits
     let regex: any RegexEngine
     let roots: [CompiledBlock]
     let functions: [CompiledFunction]
@@ -136,6 +132,28 @@ public struct Program: Sendable {
         self.roots = service.matches.map { build($0, parentScope: serviceScope, prefix: "") }
         self.functions = functions
         self.scopes = scopes
+    }
+}
+
+/// A checked, immutable ruleset. Thread-safe; evaluate any number of requests concurrently.
+public struct Program: Sendable {
+    let core: ProgramCore
+
+    /// The source, for locations in explanations.
+    public var source: SourceFile { core.source }
+    /// The syntax tree.
+    public var file: RulesFile { core.file }
+    /// The service the rules guard.
+    public var service: ServiceKind { core.service }
+    /// The limits evaluation runs under.
+    public var limits: RulesLimits { core.limits }
+    var regex: any RegexEngine { core.regex }
+    var roots: [CompiledBlock] { core.roots }
+    var functions: [CompiledFunction] { core.functions }
+    var scopes: [[String: Int]] { core.scopes }
+
+    init(source: SourceFile, file: RulesFile, service: ServiceDecl, limits: RulesLimits, regex: any RegexEngine) {
+        self.core = ProgramCore(source: source, file: file, service: service, limits: limits, regex: regex)
     }
 
     /// Decides one request.

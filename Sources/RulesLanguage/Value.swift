@@ -10,14 +10,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Creates a timestamp, normalizing `nanos` into range.
     public init(seconds: Int64, nanos: Int32 = 0) {
-        var s = seconds
         var n = Int64(nanos)
-        s += n / 1_000_000_000
+        var carry = n / 1_000_000_000
         n %= 1_000_000_000
-        if n < 0 { n += 1_000_000_000; s -= 1 }
-        self.seconds = s
+        if n < 0 { n += 1_000_000_000; carry -= 1 }
+        // Saturate instead of trapping at the ends of the range (such values fail range checks later).
+        let (s, overflow) = seconds.addingReportingOverflow(carry)
+        self.seconds = overflow ? (carry > 0 ? .max : .min) : s
         self.nanos = Int32(n)
     }
+
+    /// Seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range rules timestamps have.
+    public static let validSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
 
     /// Earlier first.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
@@ -41,10 +45,11 @@ public struct RulesDuration: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Creates a duration, normalizing so `nanos` has the sign of the total.
     public init(seconds: Int64, nanos: Int32 = 0) {
-        var s = seconds
         var n = Int64(nanos)
-        s += n / 1_000_000_000
+        let carry = n / 1_000_000_000
         n %= 1_000_000_000
+        let (sum, overflow) = seconds.addingReportingOverflow(carry)
+        var s = overflow ? (carry > 0 ? Int64.max : Int64.min) : sum
         if s > 0 && n < 0 { s -= 1; n += 1_000_000_000 }
         if s < 0 && n > 0 { s += 1; n -= 1_000_000_000 }
         self.seconds = s

@@ -7,6 +7,7 @@ import RulesLanguage
 /// (UTF mode, JIT) under hard match limits. Compiled patterns are cached; safe to share.
 ///
 /// - `matches` is a whole-string match (`PCRE2_ANCHORED | PCRE2_ENDANCHORED`, no `$` trap).
+/// - `$` means end of text as in RE2 (`PCRE2_DOLLAR_ENDONLY`), unless `(?m)` is set.
 /// - `replace` replaces every match with the replacement taken literally (no `$1`).
 /// - `split` follows Java/RE2J: a zero-width match at the start adds no leading empty field and
 ///   trailing empty fields are removed.
@@ -41,7 +42,7 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
         if let problem = validate(pattern: source) { throw problem }
         let compiled: Pattern
         do {
-            compiled = try Pattern(source, anchoring: wholeString ? .wholeString : .search, limits: limits)
+            compiled = try Pattern(source, anchoring: wholeString ? .wholeString : .search, limits: limits, dollarEndOnly: true)
         } catch {
             throw RegexError(code: "RL3020", message: "invalid regular expression `\(source)`: \(error)")
         }

@@ -8,8 +8,8 @@ import RulesLanguage
 /// Rejected: backreferences (`\1`, `\k<n>`, `\g1`, `(?P=n)`), lookaround (`(?=`, `(?!`, `(?<=`,
 /// `(?<!`), atomic groups `(?>`, possessive quantifiers (`a++`, `a*+`, `a{2}+`), recursion and
 /// subroutines (`(?R)`, `(?1)`, `(?&n)`, `(?P>n)`), conditionals `(?(`, branch reset `(?|`,
-/// callouts `(?C`, verbs `(*…)`, the escapes `\G \Z \K \R \X \h \H \V \N \c`, and repetition
-/// counts above 1000 (RE2 syntax wiki).
+/// callouts `(?C`, verbs `(*…)`, the escapes `\G \Z \K \R \X \h \H \V \N \c`, `(?'name'…)`,
+/// inline flags other than `i m s U` (e.g. `(?x)`), and repetition counts above 1000 (RE2 syntax wiki).
 public enum RE2Syntax {
     /// The first unsupported construct in `pattern`, or nil when RE2 would accept its syntax.
     public static func unsupportedConstruct(in pattern: String) -> String? {
@@ -65,6 +65,13 @@ public enum RE2Syntax {
                     ]
                     for (prefix, name) in rejected where starts(prefix, i) { return name }
                     if let d = at(i + 2), d >= UInt8(ascii: "0") && d <= UInt8(ascii: "9") { return "subroutine call `(?n)`" }
+                    if starts("(?'", i) { return "named group `(?'name'…)`" }
+                    // Inline flags `(?ims-U)` / `(?i:…)`: RE2 has only i, m, s and U.
+                    var j = starts("(?P<", i) ? b.count : i + 2
+                    while let f = at(j), (f >= UInt8(ascii: "a") && f <= UInt8(ascii: "z")) || (f >= UInt8(ascii: "A") && f <= UInt8(ascii: "Z")) || f == UInt8(ascii: "-") || f == UInt8(ascii: "^") {
+                        if !"imsU-".utf8.contains(f) { return "flag `\(Character(Unicode.Scalar(f)))`" }
+                        j += 1
+                    }
                 }
                 i += 1
                 lastWasQuantifier = false

@@ -13,5 +13,6 @@ struct Validate: ParsableCommand {
             PasswordCommand.self,
             DisplayNameCommand.self,
             RulesCommand.self,
+            NamesCommand.self,
         ])
 }

@@ -185,3 +185,94 @@ import Testing
         #expect(validator.validate("xavier").codes == ["APP3"])
     }
 }
+
+@Suite struct RulePackCompileErrorTests {
+    func failure(_ yaml: String) throws -> RulePackError? {
+        let pack = try RulePackSet.parse(yaml, name: "bad.yaml")
+        do {
+            _ = try EmailValidator(packs: RulePackSet.shipped.adding(pack))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func inapplicableKeysUnknownSubjectsAndBadUnless() throws {
+        let error = try #require(try failure("""
+        pack: bad
+        field: email
+        rules:
+          - id: bad.one
+            code: BAD1
+            kind: length
+            unit: code-points
+            max: 3
+            pattern: x
+            on: whole
+            message: m
+          - id: bad.two
+            code: BAD2
+            kind: must-not-match
+            pattern: x
+            unless: bad.nope
+            message: m
+        """))
+        #expect(error.diagnostics.map(\.code) == ["RP2007", "RP2008", "RP2011"])
+        #expect(error.description.contains("bad.yaml:9:14: error[RP2007]: `pattern` does not apply to a `length` rule"))
+        #expect(error.description.contains("use one of `address`, `local-part`, `domain`, `ascii-domain`, `ascii-address`"))
+    }
+
+    @Test func duplicateCodesAreRejected() throws {
+        let error = try #require(try failure("""
+        pack: bad
+        field: email
+        rules:
+          - id: bad.one
+            code: EM101
+            kind: must-not-match
+            pattern: x
+            message: m
+        """))
+        #expect(error.diagnostics.map(\.code) == ["RP2009"])
+        #expect(error.description.contains("code `EM101` is used by both `email.unsafe-characters` and `bad.one`"))
+    }
+
+    @Test func missingKeysAreReported() throws {
+        let error = try #require(try failure("""
+        pack: bad
+        field: email
+        rules:
+          - id: bad.one
+            code: BAD1
+            kind: length
+            unit: utf8-octets
+            message: m
+          - id: bad.two
+            code: BAD2
+            kind: list
+            message: m
+        """))
+        #expect(error.diagnostics.map(\.code) == ["RP2005", "RP2005"])
+    }
+}
+
+@Suite struct ConcurrencyTests {
+    /// Validators are shared across tasks: results under concurrency equal serial results.
+    @Test func validatorsGiveTheSameAnswersConcurrently() async throws {
+        let names = (0..<400).map { index in
+            ["john.doe", "admin", "adm1n", "jo..hn", "ab", "jöhn", "user_\(index)", "Rn0d", "\(index).x."][index % 9]
+        }
+        let validator = try DisplayNameValidator(appName: "RulesKit")
+        let emails = try EmailValidator()
+        let serial = names.map { validator.validate($0).codes + emails.validate($0 + "@bücher.example").codes }
+        let concurrent = await withTaskGroup(of: (Int, [String]).self) { group in
+            for (index, name) in names.enumerated() {
+                group.addTask { (index, validator.validate(name).codes + emails.validate(name + "@bücher.example").codes) }
+            }
+            var results = Array(repeating: [String](), count: names.count)
+            for await (index, codes) in group { results[index] = codes }
+            return results
+        }
+        #expect(concurrent == serial)
+    }
+}

@@ -160,3 +160,12 @@ import Testing
         #expect(PCRE2Runtime.hasJIT || !PCRE2Runtime.hasJIT)  // informative; JIT absence is legal
     }
 }
+
+@Suite struct DollarEndOnlyTests {
+    @Test func dollarMatchesOnlyAtTheEndWhenAsked() throws {
+        #expect(try Pattern("a$\n").matches("a\n"))
+        #expect(try !Pattern("a$\n", dollarEndOnly: true).matches("a\n"))
+        #expect(try Pattern("a$", anchoring: .search, dollarEndOnly: true).firstMatch(in: "a\n") == nil)
+        #expect(try Pattern("a$", anchoring: .search).firstMatch(in: "a\n") == 0..<1)
+    }
+}

@@ -28,7 +28,14 @@ struct MocksOnly: DocumentLookup {
         let decision = program.evaluate(firestoreRequest("/users/a", .get))
         #expect(!decision.allowed)
         #expect(decision.candidates.isEmpty)
-        #expect(decision.explanation(in: program.source) == "denied\n  no `allow` matches this path and method (default deny)")
+        #expect(decision.explanation(in: program.source) == "denied\n  no `match` block matches this path (default deny)")
+        let wrongMethod = program.evaluate(firestoreRequest("/posts/a", .update))
+        #expect(wrongMethod.completeMatches == [CompleteMatch(pattern: "/databases/{database}/documents/posts/{id}", methods: [.read])])
+        #expect(wrongMethod.explanation(in: program.source) == """
+        denied
+          no `allow` covers this method (default deny); matching blocks:
+            match /databases/{database}/documents/posts/{id}: allows read
+        """)
     }
 
     @Test func outerRulesDoNotApplyToDeeperPaths() throws {
@@ -199,6 +206,11 @@ struct MocksOnly: DocumentLookup {
         #expect(!single.allowed)
         #expect(single.requestError?.code == "RL3011")
         #expect(single.lookupCount == 10)
+        guard case .denied(let blame)? = single.candidates.first?.verdict else {
+            Issue.record("expected the first candidate to carry the limit error")
+            return
+        }
+        #expect(blame.expression == "exists(\(path)/c/d10)")
         // Batched writes may make 20 lookups.
         #expect(program.evaluate(firestoreRequest("/a/b", .get, batched: true)).allowed)
     }
@@ -413,7 +425,7 @@ extension String {
         "match": "/databases/{database}/documents/users/{userId}", "verdict": "denied", "blame": {"line": 5, "column": 46, \
         "expression": "request.auth.uid == userId", "message": "`request.auth.uid == userId` is false", "values": \
         [{"label": "request.auth.uid", "value": "'bob'"}, {"label": "userId", "value": "'alice'"}]}}], "debug": [], \
-        "requestError": null, "lookups": 0}
+        "requestError": null, "lookups": 0, "completeMatches": []}
         """)
     }
 }
@@ -440,5 +452,59 @@ extension String {
                 }
             }
         }
+    }
+}
+
+@Suite struct ProgramCacheTests {
+    @Test func compilesEachSourceOnceAcrossThreads() async throws {
+        let cache = ProgramCache(capacity: 4, regexEngine: TestRegexEngine())
+        let source = SourceFile(name: "c.rules", text: firestoreRules("match /a/{id} { allow read: if id == 'x'; }"))
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<16 {
+                group.addTask { cache.compile(source).program?.evaluate(firestoreRequest("/a/x", .get)).allowed ?? false }
+            }
+            for await allowed in group { #expect(allowed) }
+        }
+        // Racing first uses may compile more than once, but never more than once per task.
+        let first = cache.compilations
+        #expect(first >= 1 && first <= 16)
+        _ = cache.compile(source)
+        #expect(cache.compilations == first)
+        let other = SourceFile(name: "c.rules", text: source.text + "\n")
+        _ = cache.compile(other)
+        #expect(cache.compilations == first + 1)
+    }
+}
+
+@Suite struct AlternativeBlameTests {
+    @Test func everyFailedAlternativeIsExplained() throws {
+        let program = try #require(compileOrFail(firestoreRules("""
+        match /docs/{id} {
+          function isOwner() { return request.auth.uid == resource.data.owner; }
+          function isAdmin() { return request.auth.token.admin == true; }
+          allow update: if isOwner() || isAdmin() || id == 'public';
+        }
+        """)))
+        let request = RulesRequest(service: .firestore, path: firestorePrefix + "/docs/d1", method: .update,
+                                   auth: Auth(uid: "bob", token: ["admin": .bool(false)]), resource: .map(["owner": .string("ann")]),
+                                   requestResource: .map([:]))
+        let decision = program.evaluate(request)
+        #expect(decision.explanation(in: program.source) == """
+        denied
+          `allow update` at test.rules:8:3 (match /databases/{database}/documents/docs/{id}):
+            test.rules:6:31: `request.auth.uid == resource.data.owner` is false
+              request.auth.uid = 'bob'
+              resource.data.owner = 'ann'
+            or test.rules:7:31: `request.auth.token.admin == true` is false
+              request.auth.token.admin = false
+            or test.rules:8:46: `id == 'public'` is false
+              id = 'd1'
+        """)
+        guard case .denied(let blame)? = decision.candidates.first?.verdict else {
+            Issue.record("expected a denial")
+            return
+        }
+        #expect(blame.alternatives.count == 2)
+        #expect(decision.json(in: program.source).contains("\"alternatives\": [{\"line\": 7, \"column\": 31"))
     }
 }

@@ -8,16 +8,7 @@ import Testing
     static let skippedFiles: Set<String> = ["regex.txt"]
 
     static func cases() -> [ExpressionCase] {
-        RepositoryFiles.files(in: "corpus/rules/expressions", extension: "txt")
-            .filter { !skippedFiles.contains($0.lastPathComponent) }
-            .flatMap { url -> [ExpressionCase] in
-                let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-                switch ExpressionCase.load(text, file: url.lastPathComponent) {
-                case .success(let cases): return cases
-                case .failure(let error):
-                    return [ExpressionCase(name: error.message, expression: "", expectation: .value("malformed"))]
-                }
-            }
+        ExpressionCase.loadFiles(in: RepositoryFiles.root.appendingPathComponent("corpus/rules/expressions"), skipping: skippedFiles)
     }
 
     @Test func corpusIsNotEmpty() {

@@ -9,6 +9,11 @@ struct TreeBuilder {
     var bytes: [UInt8]
     var index = 0
 
+    /// Names used for identifiers and bare calls, and for members and methods.
+    var names = TreeBuilder.names
+    var members = TreeBuilder.members
+    var ints: [Int64] = []
+
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func choose(_ count: Int) -> Int {
@@ -33,11 +38,11 @@ struct TreeBuilder {
         case 0, 1: return leaf()
         case 2: return node(.list((0..<choose(3)).map { _ in expr(depth: depth - 1) }))
         case 3: return node(.map((0..<choose(3)).map { _ in MapLiteralEntry(key: pick(TreeBuilder.strings), value: expr(depth: depth - 1)) }))
-        case 4: return node(.member(expr(depth: depth - 1), pick(TreeBuilder.members)))
+        case 4: return node(.member(expr(depth: depth - 1), pick(members)))
         case 5: return node(.index(expr(depth: depth - 1), expr(depth: depth - 1)))
         case 6: return node(.range(expr(depth: depth - 1), expr(depth: depth - 1), expr(depth: depth - 1)))
-        case 7: return node(.call(receiver: nil, name: pick(TreeBuilder.names), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
-        case 8: return node(.call(receiver: expr(depth: depth - 1), name: pick(TreeBuilder.members), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
+        case 7: return node(.call(receiver: nil, name: pick(names), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
+        case 8: return node(.call(receiver: expr(depth: depth - 1), name: pick(members), arguments: (0..<choose(3)).map { _ in expr(depth: depth - 1) }))
         case 9: return node(.unary(pick([.not, .negate]), expr(depth: depth - 1)))
         case 10, 11, 12: return node(.binary(pick(BinaryOperator.allCases), expr(depth: depth - 1), expr(depth: depth - 1)))
         case 13: return node(.isType(expr(depth: depth - 1), pick(["int", "string", "map", "path"])))
@@ -58,11 +63,13 @@ struct TreeBuilder {
         switch choose(8) {
         case 0: return node(.null)
         case 1: return node(.bool(choose(2) == 0))
-        case 2: return node(.int(Int64(choose(256)) * Int64(1 + choose(256))))
+        case 2:
+            if !ints.isEmpty && choose(2) == 0 { return node(.int(pick(ints))) }
+            return node(.int(Int64(choose(256)) * Int64(1 + choose(256))))
         case 3: return node(.float(pick(TreeBuilder.floats)))
         case 4: return node(.string(pick(TreeBuilder.strings)))
         case 5: return node(.bytes((0..<choose(4)).map { _ in UInt8(choose(256)) }))
-        default: return node(.identifier(pick(TreeBuilder.names)))
+        default: return node(.identifier(pick(names)))
         }
     }
 
@@ -146,6 +153,59 @@ struct TreeBuilder {
                 _ = program.evaluate(request)
             }
             #expect(result.program != nil || result.hasErrors)
+        }
+    }
+}
+
+@Suite struct ArithmeticPropertyTests {
+    static let expressions = [
+        "t + d", "t - d", "d + t", "t - t", "d + d", "d - d", "-d", "duration.abs(d)", "t < t", "t.toMillis()", "t.year()",
+        "t.date()", "t.time()", "t.dayOfWeek()", "t.dayOfYear()", "d.seconds()", "string(t)", "i + i", "i * i", "i - 1", "-i",
+        "i / -1", "i % -1", "math.abs(i)", "float(i)", "timestamp.value(i)", "duration.value(i, 'w')", "duration.value(i, 'ms')",
+        "int(float(i))", "[1, 2][i:i]", "'abc'[i]", "t + duration.value(i, 's')", "debug(t)",
+    ]
+
+    /// Extreme timestamps, durations and ints never trap: every result is a value or an error.
+    @Test func extremeValuesNeverTrap() async {
+        let parsed = Self.expressions.compactMap { RulesParser.parseExpression($0).0 }
+        #expect(parsed.count == Self.expressions.count)
+        let extremes: [Int64] = [.min, .max, .min + 1, .max - 1, 0, -1, 1, 253_402_300_799, -62_135_596_800]
+        await propertyCheck(count: 300, input: Gen.int64(in: .min ... .max), Gen.int32(in: .min ... .max), Gen.int(in: 0...8)) { seconds, nanos, pick in
+            let i = pick < extremes.count ? extremes[pick] : seconds
+            let variables: [String: Value] = [
+                "t": .timestamp(Timestamp(seconds: seconds, nanos: nanos)),
+                "d": .duration(RulesDuration(seconds: i, nanos: nanos)),
+                "i": .int(i),
+            ]
+            for expression in parsed {
+                _ = Program.evaluateExpression(expression, variables: variables)
+            }
+        }
+    }
+}
+
+/// Random expressions over the real builtins, evaluated with odd values bound: never a trap.
+@Suite struct EvaluatorFuzzTests {
+    @Test func randomBuiltinExpressionsNeverTrap() async {
+        let members = ["size", "keys", "values", "hasAll", "hasAny", "hasOnly", "toSet", "diff", "get", "split", "matches", "replace",
+                       "join", "concat", "removeAll", "bind", "distance", "toMillis", "date", "time", "year", "dayOfWeek", "lower",
+                       "trim", "toUtf8", "toBase64", "toHexString", "union", "difference", "intersection", "affectedKeys", "seconds",
+                       "nanos", "latitude", "data", "abs", "value", "sqrt", "pow", "round", "sha256", "md5", "crc32"]
+        let names = ["a", "b", "s", "m", "l", "t", "d", "p", "int", "float", "string", "path", "debug", "exists", "get", "getAfter",
+                     "math", "timestamp", "duration", "hashing", "latlng", "request", "resource"]
+        let variables: [String: Value] = [
+            "a": .int(.max), "b": .float(-0.0), "s": .string("é/漢.x"), "m": .map(["k": .list([.int(1)]), "data": .map([:])]),
+            "l": .list([.null, .string("k"), .float(.infinity)]), "t": .timestamp(Timestamp(seconds: 253_402_300_799)),
+            "d": .duration(RulesDuration(seconds: .min + 1)), "p": .path(PathValue("/databases/(default)/documents/{uid}/x")),
+        ]
+        await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...160)) { bytes in
+            var builder = TreeBuilder(bytes)
+            builder.names = names
+            builder.members = members
+            builder.ints = [.max, .min + 1, -1, 0, 1_000_000_000_000]
+            let tree = builder.expr(depth: 5)
+            _ = Program.evaluateExpression(tree, variables: variables, lookup: InMemoryDatabase(documents: [:]),
+                                           regexEngine: TestRegexEngine())
         }
     }
 }

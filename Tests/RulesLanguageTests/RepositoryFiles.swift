@@ -11,10 +11,4 @@ enum RepositoryFiles {
         return url
     }()
 
-    /// Every file in `corpus/<directory>` with the extension, sorted by name.
-    static func files(in directory: String, extension ext: String) -> [URL] {
-        let dir = root.appendingPathComponent(directory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.filter { $0.hasSuffix("." + ext) }.sorted().map { dir.appendingPathComponent($0) }
-    }
 }

@@ -27,6 +27,13 @@ import Testing
         #expect(Timestamp(seconds: -1, nanos: 0).description == "1969-12-31T23:59:59Z")
     }
 
+    @Test func extremeTimestampsFormatWithoutTrapping() {
+        for seconds in [Int64.min, .max, .min + 1, .max - 1] {
+            #expect(!Timestamp(seconds: seconds, nanos: 999_999_999).description.isEmpty)
+            #expect(!Value.duration(RulesDuration(seconds: seconds, nanos: -999_999_999)).description.isEmpty)
+        }
+    }
+
     @Test func formatThenParseIsIdentity() async {
         await propertyCheck(count: 300, input: Gen.int64(in: -62_135_596_800...253_402_300_799), Gen.int32(in: 0...999_999_999)) { seconds, nanos in
             let timestamp = Timestamp(seconds: seconds, nanos: nanos)

@@ -22,6 +22,10 @@ import Testing
         ("a\\Z", "escape `\\Z`"),
         ("\\Ga", "escape `\\G`"),
         ("a{1001}", "repetition count above 1000"),
+        ("(?x) a b", "flag `x`"),
+        ("(?i-x:a)", "flag `x`"),
+        ("(?'n'a)", "named group `(?'name'…)`"),
+        ("(?^)a", "flag `^`"),
     ])
     func rejectsWhatRE2Lacks(pattern: String, construct: String) {
         #expect(RE2Syntax.unsupportedConstruct(in: pattern) == construct)
@@ -29,7 +33,7 @@ import Testing
 
     @Test(arguments: [
         "a+?", "a*?b", "a??", "[(?=]", "\\Q(?=\\E", "(?P<name>a)", "(?i)abc", "\\pL+", "[[:alpha:]]+",
-        "a{2,1000}", "\\d\\w\\s\\b", "(?:a|b)*", "[\\]a]", "a{,", "\\\\1",
+        "a{2,1000}", "\\d\\w\\s\\b", "(?:a|b)*", "[\\]a]", "a{,", "\\\\1", "(?i)a", "(?ims-U:a)", "(?<n>a)",
     ])
     func acceptsRE2Syntax(pattern: String) {
         #expect(RE2Syntax.unsupportedConstruct(in: pattern) == nil)
@@ -87,19 +91,11 @@ import Testing
 /// Runs every expression conformance file (including `regex.txt`) with the PCRE2 engine.
 @Suite struct ExpressionCorpusWithPCRE2Tests {
     static func cases() -> [ExpressionCase] {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root.deleteLastPathComponent()
         }
-        let dir = url.appendingPathComponent("corpus/rules/expressions")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".txt") }.sorted()
-        return names.flatMap { name -> [ExpressionCase] in
-            let text = (try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? ""
-            switch ExpressionCase.load(text, file: name) {
-            case .success(let cases): return cases
-            case .failure(let error): return [ExpressionCase(name: error.message, expression: "", expectation: .value("malformed"))]
-            }
-        }
+        return ExpressionCase.loadFiles(in: root.appendingPathComponent("corpus/rules/expressions"))
     }
 
     @Test func regexFileIsPresent() {

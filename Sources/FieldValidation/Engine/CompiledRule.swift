@@ -119,7 +119,8 @@ func displayCharacter(_ scalar: Unicode.Scalar) -> String {
     }
 }
 
-/// Substitutes `{name}` placeholders; unknown placeholders stay as written.
+/// Substitutes `{name}` placeholders and `{name:singular:plural}` ("1 byte", "2 bytes");
+/// unknown placeholders stay as written.
 func render(_ template: String, _ parameters: [String: String]) -> String {
     guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
     var out = ""
@@ -127,8 +128,13 @@ func render(_ template: String, _ parameters: [String: String]) -> String {
     while let open = rest.firstIndex(of: "{") {
         out += rest[..<open]
         guard let close = rest[open...].firstIndex(of: "}") else { break }
-        let name = String(rest[rest.index(after: open)..<close])
-        if let value = parameters[name] { out += value } else { out += rest[open...close] }
+        let inside = rest[rest.index(after: open)..<close].split(separator: ":", omittingEmptySubsequences: false)
+        if let value = parameters[String(inside[0])] {
+            // `{count:byte:bytes}` → "1 byte" / "2 bytes".
+            out += inside.count == 3 ? "\(value) \(value == "1" ? inside[1] : inside[2])" : value
+        } else {
+            out += rest[open...close]
+        }
         rest = rest[rest.index(after: close)...]
     }
     return out + rest

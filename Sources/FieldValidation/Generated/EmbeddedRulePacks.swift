@@ -206,7 +206,7 @@ rules:
     on: ascii-address
     unit: utf8-octets
     max: 254
-    message: "The email address is too long ({count} bytes too many)."
+    message: "The email address is too long ({count:byte:bytes} too many)."
     description: >-
       At most 254 octets (the 256-octet path limit minus the angle brackets), measured on the NFC
       local part, `@` and the ASCII form of the domain.
@@ -235,7 +235,7 @@ rules:
     on: local-part
     unit: utf8-octets
     max: 64
-    message: "The email address is too long before the @-sign ({count} bytes too many)."
+    message: "The email address is too long before the @-sign ({count:byte:bytes} too many)."
     description: At most 64 octets of UTF-8 (NFC form). Note python email-validator counts characters instead.
     source: RFC 5321 section 4.5.3.1.1; RFC 6531 section 3.3
     examples:

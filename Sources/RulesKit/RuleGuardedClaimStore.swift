@@ -1,0 +1,108 @@
+import Availability
+import Diagnostics
+import RulesLanguage
+import RulesPatterns
+
+/// A ``ClaimStore`` that asks the security rules before every write, so the server enforces
+/// exactly what `rules/firestore.rules` says about `/displayNames/{name}`.
+///
+/// A claim must pass `create` on `/databases/(default)/documents/displayNames/KEY` (with
+/// `request.resource.data.userId` = the user), a release must pass `delete` (with
+/// `resource.data.userId` = the holder), a rename must pass both. The document id is the
+/// canonical key. `exists()` and `get()` see the base store's current claim for that key. A
+/// denial is refused with `AV1007` and nothing is written; the base store's atomic claim stays
+/// the authority on uniqueness. Reads (availability, owner) pass straight through.
+///
+/// Unlike a bare store, claiming a name one already holds is refused here: the rules' `create`
+/// requires that no claim document exists.
+public struct RuleGuardedClaimStore: ClaimStore {
+    /// The store that holds the claims.
+    public let base: any ClaimStore
+    /// The compiled security rules.
+    public let program: Program
+    /// The `{database}` of the Firestore paths.
+    public let database: String
+    public var policy: any DisplayNamePolicy { base.policy }
+
+    /// Guards `base` with a compiled rules program.
+    public init(base: any ClaimStore, program: Program, database: String = "(default)") {
+        self.base = base
+        self.program = program
+        self.database = database
+    }
+
+    /// Compiles `rules` (Firestore rules source) and guards `base` with them.
+    ///
+    /// - Returns: The store, or nil with the compiler's diagnostics when the rules do not compile.
+    public static func compile(rules: String, named name: String = "firestore.rules", base: any ClaimStore)
+        -> (store: RuleGuardedClaimStore?, diagnostics: [Diagnostic]) {
+        let result = RulesCompiler.compile(rules, name: name, regexEngine: PCRE2RegexEngine())
+        return (result.program.map { RuleGuardedClaimStore(base: base, program: $0) }, result.diagnostics)
+    }
+
+    /// The refusal for a request the rules deny.
+    public static func denied(_ name: String) -> ClaimProblem {
+        ClaimProblem(code: "AV1007", message: "The security rules do not allow this change to the display name “\(name)”.")
+    }
+
+    // MARK: - ClaimStore
+
+    public func availability(of name: String) async throws(ClaimStoreError) -> NameAvailability {
+        try await base.availability(of: name)
+    }
+
+    public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
+        try await base.availableNames(among: names)
+    }
+
+    public func owner(of name: String) async throws(ClaimStoreError) -> Claim? {
+        try await base.owner(of: name)
+    }
+
+    public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        guard case .claimable(_, let key) = PreparedName.prepare(name, with: policy) else {
+            return try await base.claim(name, by: user)
+        }
+        guard try await allows(.create, key: key, by: user) else { return refusal(name, key) }
+        return try await base.claim(name, by: user)
+    }
+
+    public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        let key = policy.evaluate(name).key
+        guard try await base.owner(of: name) != nil else { return try await base.release(name, by: user) }
+        guard try await allows(.delete, key: key, by: user) else { return refusal(name, key) }
+        return try await base.release(name, by: user)
+    }
+
+    public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        let oldKey = policy.evaluate(old).key
+        guard case .claimable(_, let newKey) = PreparedName.prepare(new, with: policy),
+              try await base.owner(of: old) != nil else {
+            return try await base.rename(from: old, to: new, by: user)
+        }
+        guard try await allows(.delete, key: oldKey, by: user) else { return refusal(old, oldKey) }
+        // The key being renamed within (a change of case) is the user's own: only the delete matters.
+        if newKey != oldKey, !(try await allows(.create, key: newKey, by: user)) { return refusal(new, newKey) }
+        return try await base.rename(from: old, to: new, by: user)
+    }
+
+    // MARK: - Rules
+
+    private func refusal(_ name: String, _ key: String) -> ClaimOutcome {
+        ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [Self.denied(name)])
+    }
+
+    /// Evaluates `method` on the claim document for `key` as `user`, with the current claim (if
+    /// any) as the existing document.
+    private func allows(_ method: RequestMethod, key: String, by user: String) async throws(ClaimStoreError) -> Bool {
+        let path = "/databases/\(database)/documents/displayNames/\(key)"
+        let holder = try await base.owner(of: key)
+        let existing: [String: Value]? = holder.map { ["userId": .string($0.owner)] }
+        let request = RulesRequest(
+            service: .firestore, path: path, method: method, auth: Auth(uid: user),
+            resource: existing.map(Value.map),
+            requestResource: method == .create ? .map(["userId": .string(user)]) : nil)
+        let lookup = InMemoryDatabase(documents: existing.map { [path: $0] } ?? [:])
+        return program.evaluate(request, lookup: lookup).allowed
+    }
+}

@@ -1,0 +1,299 @@
+// `validate names …`: display-name availability and claims against a SQLite file or PostgreSQL.
+// Exit status: 0 done, 1 some claim/release/rename refused (or, for check, some name not
+// available), 2 store unreachable or input unreadable, 64 usage.
+import ArgumentParser
+import Availability
+import Diagnostics
+import Foundation
+import PostgresClaims
+import RulesKit
+import SQLiteClaims
+
+/// `validate names`: check, claim, release and rename display names.
+struct NamesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "names",
+        abstract: "Check, claim, release and rename display names in a claims store.",
+        discussion: """
+            Exit status: 0 done, 1 some request refused (check: some name not available), \
+            2 store unreachable or input unreadable, 64 usage error.
+            """,
+        subcommands: [Check.self, ClaimNames.self, Release.self, Rename.self])
+
+    /// `validate names check NAME…`.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Say whether names are available (advisory: the claim decides).")
+        @OptionGroup var options: NamesOptions
+        @Argument(help: ArgumentHelp("Names to check.", valueName: "NAME")) var names: [String]
+
+        func validate() throws {
+            if names.isEmpty { throw ValidationError("give at least one NAME to check") }
+        }
+
+        func run() throws {
+            let names = names
+            let format = options.format
+            try options.withStore { store in
+                var allAvailable = true
+                for (index, name) in names.enumerated() {
+                    let answer = try await store.availability(of: name)
+                    allAvailable = allAvailable && answer.isAvailable
+                    NamesOutput.write(.check(answer, record: index + 1), format)
+                }
+                return allAvailable ? 0 : 1
+            }
+        }
+    }
+
+    /// `validate names claim NAME --user UID` or `validate names claim --input jsonl FILE`.
+    struct ClaimNames: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "claim",
+            abstract: "Claim a name for a user, or a batch of {\"name\", \"user\"} records.")
+        @OptionGroup var options: NamesOptions
+        @Argument(help: ArgumentHelp("The name to claim (or, with --input, the JSONL file; `-` for stdin).", valueName: "NAME|FILE"))
+        var argument: String
+        @Option(help: ArgumentHelp("The user id claiming the name.", valueName: "UID")) var user: String?
+        @Option(help: ArgumentHelp("Batch input format: jsonl (one {\"name\": …, \"user\": …} object per line).", valueName: "FORMAT"))
+        var input: NamesInputFormat?
+
+        func validate() throws {
+            switch (input, user) {
+            case (nil, nil): throw ValidationError("claim needs --user UID (or --input jsonl FILE for a batch)")
+            case (.some, .some): throw ValidationError("--user and --input cannot be combined: a batch names each record's user")
+            default: break
+            }
+        }
+
+        func run() throws {
+            if input == nil, let user {
+                let name = argument
+                let format = options.format
+            try options.withStore { store in
+                    let outcome = try await store.claim(name, by: user)
+                    NamesOutput.write(.claim(outcome, record: 1), format)
+                    return outcome.succeeded ? 0 : 1
+                }
+                return
+            }
+            let records: [BatchRecord]
+            do {
+                records = try BatchRecord.read(argument)
+            } catch {
+                FileHandle.standardError.write(Data("validate: error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            let format = options.format
+            try options.withStore { store in
+                var refused = false
+                for (index, record) in records.enumerated() {
+                    let outcome: ClaimOutcome
+                    switch record {
+                    case .claim(let name, let user):
+                        outcome = try await store.claim(name, by: user)
+                    case .malformed(let problem):
+                        outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
+                    }
+                    refused = refused || !outcome.succeeded
+                    NamesOutput.write(.claim(outcome, record: index + 1), format)
+                }
+                return refused ? 1 : 0
+            }
+        }
+    }
+
+    /// `validate names release NAME --user UID`.
+    struct Release: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Release a name the user holds.")
+        @OptionGroup var options: NamesOptions
+        @Argument(help: ArgumentHelp("The name to release.", valueName: "NAME")) var name: String
+        @Option(help: ArgumentHelp("The user id holding the name.", valueName: "UID")) var user: String
+
+        func run() throws {
+            let (name, user) = (name, user)
+            let format = options.format
+            try options.withStore { store in
+                let outcome = try await store.release(name, by: user)
+                NamesOutput.write(.claim(outcome, record: 1), format)
+                return outcome.succeeded ? 0 : 1
+            }
+        }
+    }
+
+    /// `validate names rename OLD NEW --user UID`.
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Atomically release OLD and claim NEW for the user.")
+        @OptionGroup var options: NamesOptions
+        @Argument(help: ArgumentHelp("The name the user holds.", valueName: "OLD")) var old: String
+        @Argument(help: ArgumentHelp("The name to take instead.", valueName: "NEW")) var new: String
+        @Option(help: ArgumentHelp("The user id holding OLD.", valueName: "UID")) var user: String
+
+        func run() throws {
+            let (old, new, user) = (old, new, user)
+            let format = options.format
+            try options.withStore { store in
+                let outcome = try await store.rename(from: old, to: new, by: user)
+                NamesOutput.write(.claim(outcome, record: 1), format)
+                return outcome.succeeded ? 0 : 1
+            }
+        }
+    }
+}
+
+/// Batch input formats for `names claim --input`.
+enum NamesInputFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl
+}
+
+/// Output formats for `names`.
+enum NamesOutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, jsonl
+}
+
+/// Options every `names` subcommand shares.
+struct NamesOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=…&schema=…].", valueName: "STORE"))
+    var store = "sqlite:./names.sqlite"
+
+    @Option(help: "Output: text or jsonl (one object per name, in input order).")
+    var format: NamesOutputFormat = .text
+
+    /// Opens the store, runs `body`, and exits with the status it returns; a store that cannot be
+    /// opened or reached exits 2, a malformed `--store` exits 64.
+    func withStore(_ body: @escaping @Sendable (any ClaimStore) async throws -> Int32) throws {
+        let spec = store
+        let status: Int32 = waitFor {
+            let opened: any ClaimStore
+            do {
+                opened = try await Self.open(spec)
+            } catch {
+                return Self.report(error)
+            }
+            defer { (opened as? PostgresClaimStore)?.shutdown() }
+            do {
+                return try await body(opened)
+            } catch {
+                return Self.report(error)
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Opens `sqlite:PATH` or `postgres://…`.
+    static func open(_ spec: String) async throws(ClaimStoreError) -> any ClaimStore {
+        let policy: AppDisplayNamePolicy
+        do {
+            policy = try AppDisplayNamePolicy()
+        } catch {
+            throw ClaimStoreError(.failed, "the shipped display-name rules do not load: \(error); please report it")
+        }
+        if spec.hasPrefix("sqlite:") {
+            let path = String(spec.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ClaimStoreError(.badLocation, "`sqlite:` needs a file path, e.g. sqlite:./names.sqlite") }
+            return try SQLiteClaimStore(path: path, policy: policy)
+        }
+        if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
+            let store = PostgresClaimStore(location: try PostgresLocation(url: spec), policy: policy)
+            do {
+                try await store.prepare()
+            } catch {
+                store.shutdown()
+                throw error
+            }
+            return store
+        }
+        throw ClaimStoreError(.badLocation, "unknown store `\(spec.prefix(while: { $0 != ":" }))`; use sqlite:PATH or postgres://…")
+    }
+
+    /// Prints a store error (never a password: locations print without it) and picks the exit status.
+    private static func report(_ error: any Error) -> Int32 {
+        let error = error as? ClaimStoreError ?? ClaimStoreError(.failed, "unexpected \(type(of: error)); please report it")
+        FileHandle.standardError.write(Data("validate: \(error)\n".utf8))
+        return error.kind == .badLocation ? 64 : 2
+    }
+}
+
+/// One result line of `names`, in text or JSON (shapes fixed by issue 5).
+enum NamesOutput {
+    case check(NameAvailability, record: Int)
+    case claim(ClaimOutcome, record: Int)
+
+    /// Writes one result line to stdout.
+    static func write(_ output: NamesOutput, _ format: NamesOutputFormat) {
+        let line = format == .jsonl ? output.json : output.text
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// `{"record", "name", "key", "available"}` or `{"record", "name", "key", "claimed", "owner", "errors"}`.
+    var json: String {
+        switch self {
+        case .check(let answer, let record):
+            return "{\"record\": \(record), \"name\": \(jsonString(answer.name)), \"key\": \(jsonString(answer.key)), \"available\": \(answer.isAvailable)}"
+        case .claim(let outcome, let record):
+            let owner = outcome.owner.map(jsonString) ?? "null"
+            let errors = outcome.problems.map { "{\"code\": \(jsonString($0.code)), \"message\": \(jsonString($0.message))}" }
+            return "{\"record\": \(record), \"name\": \(jsonString(outcome.name)), \"key\": \(jsonString(outcome.key)), "
+                + "\"claimed\": \(outcome.claimed), \"owner\": \(owner), \"errors\": [\(errors.joined(separator: ", "))]}"
+        }
+    }
+
+    /// One human-readable line.
+    var text: String {
+        switch self {
+        case .check(let answer, _):
+            let verdict = answer.isAvailable ? "available" : (answer.problems.isEmpty ? "taken" : "not available")
+            return ([answer.name + ": " + verdict] + answer.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
+        case .claim(let outcome, _):
+            guard outcome.succeeded else {
+                return (["\(outcome.name): refused"] + outcome.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
+            }
+            return outcome.claimed ? "\(outcome.name): held by \(outcome.owner ?? "")" : "\(outcome.name): released"
+        }
+    }
+}
+
+/// One record of a `names claim --input jsonl` batch.
+enum BatchRecord {
+    case claim(name: String, user: String)
+    case malformed(ClaimProblem)
+
+    /// Reads a JSONL file (`-` for stdin): one `{"name": …, "user": …}` object per line; blank
+    /// lines are skipped; a malformed line becomes a refused record (`CLI2001`) so numbering holds.
+    static func read(_ path: String) throws -> [BatchRecord] {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw ClaimStoreError(.unreachable, "cannot read `\(path)`")
+            }
+            data = contents
+        }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
+            let trimmed = line.filter { $0 != UInt8(ascii: "\r") }
+            guard trimmed.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed)) as? [String: Any],
+                  let name = object["name"] as? String, let user = object["user"] as? String, !user.isEmpty else {
+                return .malformed(ClaimProblem(code: "CLI2001", message: "expected a JSON object with string fields `name` and `user`"))
+            }
+            return .claim(name: name, user: user)
+        }
+    }
+}
+
+/// Runs async work from a synchronous command (the root command is synchronous) and waits.
+private func waitFor(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+    let box = StatusBox()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.status = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.status
+}
+
+/// Carries the status from the task to the waiting thread (the semaphore orders the accesses).
+private final class StatusBox: @unchecked Sendable {
+    var status: Int32 = 2
+}

@@ -1,0 +1,75 @@
+import Availability
+import ClaimStoreTesting
+import Foundation
+import SQLiteClaims
+import Testing
+
+struct SQLiteClaimStoreTests {
+    let policy = TestDisplayNamePolicy()
+
+    @Test("conformance", arguments: StoreConformance.all)
+    func conformance(_ check: StoreConformance.Check) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await check.run(SQLiteClaimStore(path: directory.path("names.sqlite"), policy: policy))
+    }
+
+    @Test func theFileIsInWALModeAndKeepsClaimsAcrossOpens() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("names.sqlite")
+        let first = try SQLiteClaimStore(path: path, policy: policy)
+        #expect(try await first.claim("Persisted.Name", by: "u1").claimed)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "no -wal file next to the database")
+        let reopened = try SQLiteClaimStore(path: path, policy: policy)
+        #expect(try await reopened.owner(of: "persisted.name") == Claim(name: "Persisted.Name", key: "persisted.name", owner: "u1"))
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("garbage.sqlite")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: ClaimStoreError.self) { try SQLiteClaimStore(path: path, policy: policy) }
+        #expect(error?.kind == .failed)
+    }
+
+    @Test func aMissingDirectoryIsUnreachable() {
+        let error = #expect(throws: ClaimStoreError.self) {
+            try SQLiteClaimStore(path: "/nonexistent-ruleskit-dir/names.sqlite", policy: policy)
+        }
+        #expect(error?.kind == .unreachable)
+    }
+
+    @Test func claimRaceFromEightConnections() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stores = try (0..<8).map { _ in try SQLiteClaimStore(path: directory.path("race.sqlite"), policy: policy) }
+        try await ConcurrencyScenarios.claimRace(stores: stores, names: 100, attempts: 1_000)
+    }
+
+    @Test func renameRaceFromEightConnections() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stores = try (0..<8).map { _ in try SQLiteClaimStore(path: directory.path("rename.sqlite"), policy: policy) }
+        try await ConcurrencyScenarios.renameRace(stores: stores)
+    }
+
+    @Test func aBatchKilledMidwayLeavesTheFileConsistent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("batch.sqlite")
+        let records = BatchKill.records(count: 2_000)
+        let report = try BatchKill.runAndKill(store: "sqlite:\(path)", records: records, killAfter: 100, in: directory.url)
+        #expect(report.wasKilled, "the batch finished before it could be killed; raise the record count")
+        let store = try SQLiteClaimStore(path: path, policy: policy)
+        #expect(try await store.integrityProblems() == [])
+        let claims = try await store.allClaims()
+        try BatchKill.verify(claims, records: records, reportedClaimed: report.reportedClaimed)
+        let held = claims.count
+        #expect(held >= report.reportedClaimed.count && held < records.count, "held \(held) of \(records.count)")
+        // Re-running the batch finishes the job: claims already made are the user's own, so they succeed again.
+        #expect(try BatchKill.runToEnd(store: "sqlite:\(path)", records: records, in: directory.url) == 0)
+        #expect(try await store.allClaims().count == records.count)
+    }
+}
