@@ -73,8 +73,8 @@ public struct BatchReport: Sendable {
 /// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
 /// the results in input order, with exactly one output record per input record.
 ///
-/// Memory stays bounded: at most `4 × jobs` chunks (each about 256 KiB of input plus at most
-/// one record, and ≤ 32768 records) and their output are held at once.
+/// Memory stays bounded: at most `4 × jobs` chunks (each about 128 KiB of input plus at most
+/// one record, and ≤ 16384 records) and their output are held at once.
 public final class BatchRunner {
     private let configuration: BatchConfiguration
     private let checker: any FieldChecker
@@ -162,6 +162,7 @@ public final class BatchRunner {
                 nextNumber += pending[index].records.count
             }
             let results = process(pending, context)
+            for chunk in pending { chunker.recycle(chunk) }
             pending.removeAll(keepingCapacity: true)
             for result in results {
                 output.write(result.output)

@@ -56,12 +56,14 @@ final class RecordChunker {
     let maxRecordsPerChunk: Int
 
     private var carry: [UInt8] = []
+    private var spareBuffers: [[UInt8]] = []
+    private var spareRecords: [[RawRecord]] = []
     private var atEnd = false
     private var atStart = true
     private var skipping = false
     private var nextNumber = 1
 
-    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 256 * 1024, maxRecordsPerChunk: Int = 32768) {
+    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 128 * 1024, maxRecordsPerChunk: Int = 16384) {
         self.input = input
         self.framing = framing
         self.maxRecordBytes = max(1, maxRecordBytes)
@@ -71,10 +73,13 @@ final class RecordChunker {
 
     /// The next chunk, or nil at the end of the input.
     func next() throws(InputError) -> RecordChunk? {
-        var buffer = carry
-        carry = []
-        var records: [RawRecord] = []
-        records.reserveCapacity(min(maxRecordsPerChunk, 1024))
+        // Reuse the storage of chunks already written: no fresh pages, no regrowth.
+        var buffer = spareBuffers.popLast() ?? []
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: carry)
+        carry.removeAll(keepingCapacity: true)
+        var records = spareRecords.popLast() ?? []
+        records.removeAll(keepingCapacity: true)
         var start = 0          // first byte of the record being framed
         var scanFrom = 0       // where to resume looking for its end (lines only)
         var csvState = CSVScanState()
@@ -103,6 +108,7 @@ final class RecordChunker {
                 records.append(RawRecord(start: start, end: start, flaw: .tooLong))
                 buffer.removeSubrange(start...)
                 skipping = true
+                csvState = CSVScanState()
                 continue
             }
             if atEnd, framing == .csv, let newline = find(UInt8(ascii: "\n"), in: buffer, from: start) {
@@ -124,13 +130,20 @@ final class RecordChunker {
         }
 
         if start < buffer.count {
-            carry = Array(buffer[start...])
+            carry.append(contentsOf: buffer[start...])
             buffer.removeSubrange(start...)
         }
         guard !records.isEmpty else { return nil }
         let chunk = RecordChunk(bytes: buffer, records: records, firstNumber: nextNumber, maxRecordBytes: maxRecordBytes)
         nextNumber += records.count
         return chunk
+    }
+
+    /// Takes back a chunk that has been processed, to reuse its storage for later chunks.
+    func recycle(_ chunk: consuming RecordChunk) {
+        guard spareBuffers.count < 64 else { return }
+        spareBuffers.append(chunk.bytes)
+        spareRecords.append(chunk.records)
     }
 
     /// Reads the next block; drops a UTF-8 byte order mark at the very start of the input.

@@ -104,24 +104,24 @@ struct RecordWriter: Sendable {
                        _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
         out.append(contentsOf: #"{"#.utf8)
         if options.showsFile {
-            out.append(contentsOf: #""file": "#.utf8); appendJSON(file.utf8, &out); out.append(contentsOf: ", ".utf8)
+            out.append(contentsOf: #""file": "#.utf8); appendJSON(file, &out); out.append(contentsOf: ", ".utf8)
         }
         out.append(contentsOf: #""record": "#.utf8)
         appendDecimal(number, &out)
         out.append(contentsOf: (valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#).utf8)
         for (index, violation) in violations.enumerated() {
             if index > 0 { out.append(contentsOf: ", ".utf8) }
-            out.append(contentsOf: #"{"code": "#.utf8); appendJSON(violation.code.utf8, &out)
-            out.append(contentsOf: #", "rule": "#.utf8); appendJSON(violation.rule.utf8, &out)
-            out.append(contentsOf: #", "message": "#.utf8); appendJSON(violation.message.utf8, &out)
+            out.append(contentsOf: #"{"code": "#.utf8); appendJSON(violation.code, &out)
+            out.append(contentsOf: #", "rule": "#.utf8); appendJSON(violation.rule, &out)
+            out.append(contentsOf: #", "message": "#.utf8); appendJSON(violation.message, &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
         if let normalized {
-            out.append(contentsOf: #", "normalized": "#.utf8); appendJSON(normalized.utf8, &out)
+            out.append(contentsOf: #", "normalized": "#.utf8); appendJSON(normalized, &out)
         }
         if let key, options.includesKey {
-            out.append(contentsOf: #", "key": "#.utf8); appendJSON(key.utf8, &out)
+            out.append(contentsOf: #", "key": "#.utf8); appendJSON(key, &out)
         }
         out.append(contentsOf: "}\n".utf8)
     }
@@ -207,14 +207,14 @@ struct RecordWriter: Sendable {
         out.append(contentsOf: "{\(counts(total)), \"errors\": {".utf8)
         for (index, entry) in total.sortedCodes.enumerated() {
             if index > 0 { out.append(contentsOf: ", ".utf8) }
-            appendJSON(entry.code.utf8, &out)
+            appendJSON(entry.code, &out)
             out.append(contentsOf: ": \(entry.count)".utf8)
         }
         out.append(contentsOf: "}, \"files\": [".utf8)
         for (index, file) in files.enumerated() {
             if index > 0 { out.append(contentsOf: ", ".utf8) }
             out.append(contentsOf: #"{"file": "#.utf8)
-            appendJSON(file.name.utf8, &out)
+            appendJSON(file.name, &out)
             out.append(contentsOf: ", \(counts(file.tally))}".utf8)
         }
         out.append(contentsOf: "]}\n".utf8)
@@ -223,24 +223,37 @@ struct RecordWriter: Sendable {
 
 // MARK: - Byte-level escaping
 
-/// Appends a JSON string literal (RFC 8259) for valid UTF-8 `bytes`.
-func appendJSON(_ bytes: String.UTF8View, _ out: inout [UInt8]) {
+/// Appends a JSON string literal (RFC 8259) for `text`, copying unescaped runs in bulk.
+func appendJSON(_ text: String, _ out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for byte in bytes {
-        switch byte {
-        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-        case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-        case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-        case 0x09: out.append(contentsOf: #"\t"#.utf8)
-        case 0..<0x20, 0x7F:
-            out.append(contentsOf: #"\u00"#.utf8)
-            out.append(hexDigit(byte >> 4))
-            out.append(hexDigit(byte & 0xF))
-        default: out.append(byte)
+    var text = text
+    text.withUTF8 { bytes in
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
+            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            appendEscaped(byte, &out)
+            runStart = index + 1
         }
+        if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
     }
     out.append(UInt8(ascii: "\""))
+}
+
+/// Appends the JSON escape for one ASCII byte that cannot appear raw in a string literal.
+private func appendEscaped(_ byte: UInt8, _ out: inout [UInt8]) {
+    switch byte {
+    case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+    case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+    case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+    case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+    case 0x09: out.append(contentsOf: #"\t"#.utf8)
+    default:
+        out.append(contentsOf: #"\u00"#.utf8)
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0xF))
+    }
 }
 
 /// Appends a CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
@@ -273,11 +286,9 @@ func appendQuoted(_ text: String, _ out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
 }
 
-/// Appends the decimal digits of a non-negative integer.
+/// Appends the decimal digits of an integer (a small string: no allocation).
 func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
-    if value < 10 { out.append(UInt8(truncatingIfNeeded: 0x30 + value)); return }
-    appendDecimal(value / 10, &out)
-    out.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
+    out.append(contentsOf: String(value).utf8)
 }
 
 private func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -71,6 +71,10 @@ struct BatchOptions: ParsableArguments {
             throw ExitCode(2)
         }
         let sink: OutputSink
+        if let output, let input = files.first(where: { sameFile($0, output) }) {
+            errors.write("validate: error: --output \(output) is the input \(input); it would be overwritten before it is read\n")
+            throw ExitCode(2)
+        }
         if let output {
             do { sink = try OutputSink.file(output) } catch {
                 errors.write("validate: error: cannot write \(error)\n")
@@ -96,6 +100,14 @@ struct BatchOptions: ParsableArguments {
         let report = BatchRunner(configuration: configuration, checker: checker, output: sink, errors: errors).run(inputs)
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
+}
+
+/// Whether two paths name the same existing file (same device and inode).
+private func sameFile(_ first: String, _ second: String) -> Bool {
+    guard first != "-" else { return false }
+    var a = stat(), b = stat()
+    guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino
 }
 
 /// The kinds of field `validate` checks.

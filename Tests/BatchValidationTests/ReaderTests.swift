@@ -99,6 +99,22 @@ struct ReaderTests {
         #expect(output[3].contains("`user`"))
     }
 
+    @Test("CSV: an over-long quoted field is skipped to the next line and framing starts afresh")
+    func csvTooLongQuoted() throws {
+        var configuration = jsonl
+        configuration.input = .csv
+        configuration.maxRecordBytes = 64
+        // The quoted field is longer than one read, so the record is cut off mid-quote.
+        let input = "name\nabc\n\"" + String(repeating: "z", count: 300_000) + "\"\nnext\n\"quoted\"\n"
+        let run = try runBatch(input, configuration)
+        let output = lines(run.output)
+        try #require(output.count == 4)
+        #expect(output[0].contains(#""normalized": "abc""#))
+        #expect(output[1].contains("input.too-long"))
+        #expect(output[2].contains(#""normalized": "next""#))
+        #expect(output[3].contains(#""normalized": "quoted""#))
+    }
+
     @Test("CSV: an unknown header name makes the input unusable (exit 2)")
     func csvUnknownColumn() throws {
         var configuration = jsonl

@@ -29,3 +29,17 @@ struct OutputFileTests {
         #expect(!run.stdout.contains(0x1B))
     }
 }
+
+@Suite("--output never clobbers an input")
+struct OutputClobberTests {
+    @Test("--output naming an input file is refused with status 2 and the input is untouched")
+    func refusesToOverwriteInput() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-same-\(getpid()).txt")
+        try Data("john.doe\nab\n".utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let run = try runValidate(["display-name", path.path, "--output", path.path])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(try String(contentsOf: path, encoding: .utf8) == "john.doe\nab\n")
+    }
+}
