@@ -65,8 +65,17 @@ let package = Package(
                           path: "Benchmarks/BatchEngineBench"),
 
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
-        .target(name: "FuzzHarness", dependencies: ["Patterns"]),
+        .target(name: "FuzzHarness", dependencies: [
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+        ]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzDisplayName", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzEmail", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzPassword", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulePack", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulesParser", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulesEval", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRecordReader", dependencies: ["FuzzHarness"]),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
