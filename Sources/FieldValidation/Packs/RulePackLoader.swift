@@ -86,7 +86,8 @@ enum RulePackLoader {
             while offset < file.bytes.count, file.bytes[offset] & 0xC0 == 0x80 { offset += 1 }
             column += 1
         }
-        return SourceSpan(start: offset, end: offset + 1)
+        // A mark at the very end of the text (an unexpected end of input) gets an empty span.
+        return SourceSpan(start: offset, end: min(offset + 1, file.bytes.count))
     }
 }
 
@@ -99,7 +100,8 @@ private struct NodeReader {
         guard let mark = node?.mark else { return SourceSpan(start: 0, end: 0) }
         var span = RulePackLoader.span(file, mark)
         if case let .scalar(scalar) = node {
-            span.end = span.start + max(1, scalar.string.utf8.count)
+            // The decoded value can be longer than its source text (escapes, folding): stay inside the file.
+            span.end = min(span.start + max(1, scalar.string.utf8.count), file.bytes.count)
         }
         return span
     }
