@@ -70,25 +70,51 @@ public enum RecordReaderHarness {
     }
 
     /// Runs the batch engine on `file` written to a temporary file; nil when temporary files fail.
+    ///
+    /// Files are handled with POSIX calls: Foundation's `FileManager.contents(atPath:)` leaks a
+    /// 4 KiB buffer on empty files, which LeakSanitizer reports.
     static func run(_ file: [UInt8], format: InputFormat, limit: Int) -> Output? {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-records-\(UUID().uuidString)")
-        guard (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil else { return nil }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputPath = directory.appendingPathComponent("in").path
-        let outputPath = directory.appendingPathComponent("out").path
-        guard FileManager.default.createFile(atPath: inputPath, contents: Data(file)),
-              let output = try? OutputSink.file(outputPath),
-              let errors = try? OutputSink.file(directory.appendingPathComponent("err").path)
+        var template = Array("/tmp/fuzz-records-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { return nil }
+        let directory = String(cString: made)
+        let inputPath = directory + "/in", outputPath = directory + "/out", errorPath = directory + "/err"
+        defer {
+            for path in [inputPath, outputPath, errorPath] { unlink(path) }
+            rmdir(directory)
+        }
+        guard writeFile(inputPath, file), let output = try? OutputSink.file(outputPath),
+              let errors = try? OutputSink.file(errorPath)
         else { return nil }
         let configuration = BatchConfiguration(
             input: format, fields: FieldSelection(value: format == .jsonl ? .name("v") : nil),
             writer: WriterOptions(format: .jsonl), maxRecordBytes: limit, jobs: 1)
         let checker = ClosureChecker { _, _ in FieldOutcome() }
         let report = BatchRunner(configuration: configuration, checker: checker, output: output, errors: errors).run([InputSpec(path: inputPath)])
-        _ = (output, errors)  // INVARIANT: both sinks stay open until run returns.
-        guard let written = FileManager.default.contents(atPath: outputPath) else { return nil }
+        withExtendedLifetime((output, errors)) {}
+        guard let written = readFile(outputPath) else { return nil }
         let lines = written.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map(Array.init)
         return Output(lines: lines, unreadable: !report.unreadable.isEmpty)
+    }
+
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return bytes.withUnsafeBytes { raw in raw.isEmpty || write(fd, raw.baseAddress, raw.count) == raw.count }
+    }
+
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 { return nil }
+            if got == 0 { return bytes }
+            bytes += buffer[0..<got]
+        }
     }
 }
 

@@ -128,6 +128,8 @@ enum ReferencePolicy {
 
     static func allows(_ request: FuzzRequest) -> Bool {
         let s = request.segments
+        // An empty segment names no document or object: the engine refuses it (RL3023).
+        if s.contains(where: \.isEmpty) { return false }
         let signedIn = request.uid != nil
         switch request.service {
         case .firestore:
