@@ -42,7 +42,7 @@ public enum PasswordHarness {
             } else {
                 findings.append(FuzzFinding("\(violation.code): rule `\(violation.rule)` has no template in the shipped packs"))
             }
-            if password.count >= 4, violation.parameters.values.contains(where: { $0.contains(password) }) {
+            if password.count >= 4, violation.parameters.values.contains(where: { containsBytes($0, password) }) {
                 findings.append(FuzzFinding("\(violation.code): a parameter contains the password"))
             }
         }
@@ -63,5 +63,13 @@ public enum PasswordHarness {
         }
         if !result.isValid, result.codes.isEmpty { findings.append(FuzzFinding("invalid without a code")) }
         return findings
+    }
+
+    /// Whether `text` contains `part`, byte for byte. (Foundation's `contains` stops at a NUL in
+    /// `part`, so `"3"` would "contain" `"3\0\0\0"`.)
+    static func containsBytes(_ text: String, _ part: String) -> Bool {
+        let haystack = Array(text.utf8), needle = Array(part.utf8)
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }
