@@ -64,6 +64,7 @@ enum RulePackLoader {
     private static func yamlMark(_ error: YamlError) -> Mark? {
         switch error {
         case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): mark
+        case let .duplicatedKeysInMapping(_, context): context.mark
         default: nil
         }
     }
