@@ -78,8 +78,17 @@ let package = Package(
         ]),
 
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
-        .target(name: "FuzzHarness", dependencies: ["Patterns"]),
+        .target(name: "FuzzHarness", dependencies: [
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+        ]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzDisplayName", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzEmail", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzPassword", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulePack", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulesParser", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRulesEval", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzRecordReader", dependencies: ["FuzzHarness"]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),

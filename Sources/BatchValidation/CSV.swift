@@ -10,6 +10,10 @@ struct CSVScanState {
     private enum Position { case fieldStart, unquoted, quoted, quoteInQuoted }
     private var position = Position.fieldStart
 
+    /// True while a quoted field is open (its closing quote not yet seen). At the end of the
+    /// input this tells an unclosed quote from a closed multi-line field with no final line feed.
+    var isInQuotedField: Bool { position == .quoted }
+
     /// The index of the line feed that ends the row, scanning `buffer[from...]`, or nil.
     ///
     /// A quote opens a quoted field only at the start of a field; stray quotes elsewhere do

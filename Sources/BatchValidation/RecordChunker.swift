@@ -111,7 +111,7 @@ final class RecordChunker {
                 csvState = CSVScanState()
                 continue
             }
-            if atEnd, framing == .csv, let newline = find(UInt8(ascii: "\n"), in: buffer, from: start) {
+            if atEnd, framing == .csv, csvState.isInQuotedField, let newline = find(UInt8(ascii: "\n"), in: buffer, from: start) {
                 // A quote left open until the end of the input was a stray one: report its
                 // line as malformed and frame the following lines afresh instead of losing them.
                 records.append(RawRecord(start: start, end: start, flaw: .unclosedQuote))

@@ -17,6 +17,13 @@ public enum FuzzTargets {
     /// Every harness, keyed by the fuzz target (and corpus directory) name.
     public static let all: [String: @Sendable (UnsafeRawBufferPointer) -> [FuzzFinding]] = [
         "FuzzPattern": PatternHarness.run,
+        "FuzzDisplayName": DisplayNameHarness.run,
+        "FuzzEmail": EmailHarness.run,
+        "FuzzPassword": PasswordHarness.run,
+        "FuzzRulePack": RulePackHarness.run,
+        "FuzzRulesParser": RulesParserHarness.run,
+        "FuzzRulesEval": RulesEvalHarness.run,
+        "FuzzRecordReader": RecordReaderHarness.run,
     ]
 }
 

@@ -67,6 +67,14 @@ final class Evaluator {
             decision.requestError = EvaluationError(code: "RL3016", message: "list is only allowed with rules_version = '2'")
             return decision
         }
+        // An empty segment (`a//b`, a trailing `/`) names no document or object; collapsing it
+        // would decide a different path than the one requested, so fail closed.
+        let slash = UInt8(ascii: "/")
+        let pathBody = request.path.utf8.first == slash ? request.path.utf8.dropFirst() : request.path.utf8[...]
+        if pathBody.split(separator: slash, omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            decision.requestError = EvaluationError(code: "RL3023", message: "request path `\(request.path)` has an empty segment")
+            return decision
+        }
         let segments = requestPath.segments
         var pending: [PendingCandidate] = []
         collect(program.roots, segments, from: 0, into: &pending)

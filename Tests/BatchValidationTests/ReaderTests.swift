@@ -85,6 +85,19 @@ struct ReaderTests {
         #expect(output[3].contains(#""record": 4, "valid": true"#))
     }
 
+    @Test("CSV: a closed multi-line quoted field in a last row without a line feed is one record")
+    func csvLastRowMultiLineWithoutNewline() throws {
+        // Found by FuzzRecordReader (corpus/regressions/FuzzRecordReader/csv-last-row-multiline):
+        // it was taken for an unclosed quote and split into three records.
+        let input = "name\n\"two\nlines\nhere\""
+        var configuration = jsonl
+        configuration.input = .csv
+        let run = try runBatch(input, configuration)
+        let output = lines(run.output)
+        try #require(output.count == 1)
+        #expect(output[0].contains(#""normalized": "two\nlines\nhere""#))
+    }
+
     @Test("CSV: a 1-based column, context columns, malformed quoting and short rows")
     func csvDamage() throws {
         let input = "pw,user\nhellobob,bob\nab\"c,x\n\"open,y\nonly\nfine,zed\n"

@@ -27,7 +27,7 @@ enum RulePackLoader {
             throw error
         } catch let error as YamlError {
             throw RulePackError(code: "RP1001", "malformed yaml: \(yamlProblem(error))", file: file,
-                                span: yamlMark(error).map { span(file, $0) })
+                                span: yamlMark(error).map { span(file, $0) } ?? readerSpan(error, file))
         } catch {
             throw RulePackError(code: "RP1001", "malformed yaml: \(error)", file: file)
         }
@@ -64,8 +64,29 @@ enum RulePackLoader {
     private static func yamlMark(_ error: YamlError) -> Mark? {
         switch error {
         case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): mark
+        case let .duplicatedKeysInMapping(_, context): context.mark
         default: nil
         }
+    }
+
+    /// Where a reader error (bad character or encoding) is: the first character YAML does not
+    /// allow (YAML 1.1 section 5.1, as libyaml checks it), else the character offset Yams gives.
+    private static func readerSpan(_ error: YamlError, _ file: SourceFile) -> SourceSpan? {
+        guard case let .reader(_, offset, _, _) = error else { return nil }
+        var position = 0
+        for scalar in file.text.unicodeScalars {
+            let value = scalar.value
+            let printable = value == 0x09 || value == 0x0A || value == 0x0D || (value >= 0x20 && value <= 0x7E)
+                || value == 0x85 || (value >= 0xA0 && value <= 0xD7FF) || (value >= 0xE000 && value <= 0xFFFD)
+                || value >= 0x10000
+            if !printable || (value == 0xFEFF && position > 0) {
+                return SourceSpan(start: position, end: position + scalar.utf8.count)
+            }
+            position += scalar.utf8.count
+        }
+        guard let offset, let index = file.text.index(file.text.startIndex, offsetBy: offset, limitedBy: file.text.endIndex) else { return nil }
+        let start = file.text.utf8.distance(from: file.text.startIndex, to: index)
+        return SourceSpan(start: start, end: min(start + 1, file.bytes.count))
     }
 
     private static func yamlProblem(_ error: YamlError) -> String {
@@ -86,7 +107,8 @@ enum RulePackLoader {
             while offset < file.bytes.count, file.bytes[offset] & 0xC0 == 0x80 { offset += 1 }
             column += 1
         }
-        return SourceSpan(start: offset, end: offset + 1)
+        // A mark at the very end of the text (an unexpected end of input) gets an empty span.
+        return SourceSpan(start: offset, end: min(offset + 1, file.bytes.count))
     }
 }
 
@@ -99,7 +121,8 @@ private struct NodeReader {
         guard let mark = node?.mark else { return SourceSpan(start: 0, end: 0) }
         var span = RulePackLoader.span(file, mark)
         if case let .scalar(scalar) = node {
-            span.end = span.start + max(1, scalar.string.utf8.count)
+            // The decoded value can be longer than its source text (escapes, folding): stay inside the file.
+            span.end = min(span.start + max(1, scalar.string.utf8.count), file.bytes.count)
         }
         return span
     }

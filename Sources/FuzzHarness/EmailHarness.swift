@@ -1,0 +1,38 @@
+import FieldValidation
+
+/// `EmailValidator` (default and ASCII-only) on arbitrary bytes.
+///
+/// Checks: the `String` and `validate(utf8:)` entry points agree (for clean UTF-8, their
+/// precondition); results are deterministic; a valid address's `normalized` form validates again
+/// to itself (idempotent); `asciiForm`, when present, is ASCII; an invalid result carries a code.
+public enum EmailHarness {
+    static let validators: [EmailValidator] = [try? EmailValidator(), try? EmailValidator(asciiOnly: true)].compactMap { $0 }
+
+    @Sendable public static func run(_ input: UnsafeRawBufferPointer) -> [FuzzFinding] {
+        guard validators.count == 2 else { return [FuzzFinding("the shipped email packs do not compile")] }
+        let address = String(decoding: input, as: UTF8.self)
+        var findings: [FuzzFinding] = []
+        for (index, validator) in validators.enumerated() {
+            let mode = index == 0 ? "default" : "ascii-only"
+            let result = validator.validate(address)
+            if validator.validate(address) != result { findings.append(FuzzFinding("\(mode): two validations differ")) }
+            if DisplayNameHarness.isCleanUTF8(input), validator.validate(utf8: input) != result {
+                findings.append(FuzzFinding("\(mode): validate(utf8:) and validate(String) differ"))
+            }
+            if !result.isValid, result.codes.isEmpty { findings.append(FuzzFinding("\(mode): invalid without a code")) }
+            if result.isValid != (result.normalized != nil) {
+                findings.append(FuzzFinding("\(mode): valid is \(result.isValid) but normalized is \(result.normalized == nil ? "nil" : "set")"))
+            }
+            if let ascii = result.asciiForm, !ascii.utf8.allSatisfy({ $0 < 0x80 }) {
+                findings.append(FuzzFinding("\(mode): asciiForm is not ASCII"))
+            }
+            if let normalized = result.normalized {
+                let again = validator.validate(normalized)
+                if again.normalized != normalized {
+                    findings.append(FuzzFinding("\(mode): normalization is not idempotent: \(again.codes), `\(again.normalized ?? "nil")`"))
+                }
+            }
+        }
+        return findings
+    }
+}
