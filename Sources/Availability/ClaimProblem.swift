@@ -72,6 +72,14 @@ public enum PreparedName: Sendable, Hashable {
         }
         return .claimable(name: name, key: evaluation.key)
     }
+
+    /// The claimable names among `names` with their keys, in order; refused names are dropped.
+    public static func claimable(among names: [String], with policy: any DisplayNamePolicy) -> [(name: String, key: String)] {
+        names.compactMap { name in
+            guard case .claimable(let name, let key) = prepare(name, with: policy) else { return nil }
+            return (name, key)
+        }
+    }
 }
 
 /// Turns what a store found into outcomes, so every store words its answers the same way.

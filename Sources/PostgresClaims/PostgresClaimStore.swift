@@ -132,10 +132,7 @@ public final class PostgresClaimStore: ClaimStore {
     }
 
     public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
-        let candidates = names.compactMap { name -> (name: String, key: String)? in
-            guard case .claimable(let name, let key) = PreparedName.prepare(name, with: policy) else { return nil }
-            return (name, key)
-        }
+        let candidates = PreparedName.claimable(among: names, with: policy)
         guard !candidates.isEmpty else { return [] }
         let keys = candidates.map(\.key)
         let taken = try await connection { connection in
