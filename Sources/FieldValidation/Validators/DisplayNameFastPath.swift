@@ -46,6 +46,8 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// Whether some rule (a Swift rule) must still be run by the validator.
     let hasUncoveredRules: Bool
     private let probes: UnsafeMutableBufferPointer<Probe>
+    /// How many entries of `probes` are initialized (its capacity is at least 1, even for none).
+    private let probeCount: Int
     private let tables: [ByteKeyTable]
     /// When every rule is a pattern, length or list rule and a valid ASCII name can be accepted
     /// by the scan alone: the tightest length bounds.
@@ -105,13 +107,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
         self.hasUncoveredRules = decisions.contains { if case .uncovered = $0 { true } else { false } }
         self.tables = tables
         self.probes = .allocate(capacity: Swift.max(1, probes.count))
-        _ = self.probes.initialize(from: probes)
+        self.probeCount = self.probes.initialize(from: probes).index
         self.minLength = minLength
         self.maxLength = maxLength
     }
 
     deinit {
-        for index in 0..<probes.count { probes[index].prefixes.deallocate() }
+        // Only the initialized entries: with no list rules the one slot is uninitialized memory.
+        for index in 0..<probeCount { probes[index].prefixes.deallocate() }
         probes.deallocate()
     }
 
@@ -197,7 +200,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
             previous = kind
         }
         guard previous != 3 else { return false }
-        for index in 0..<probes.count where listed(input, count, probes[index]) { return false }
+        for index in 0..<probeCount where listed(input, count, probes[index]) { return false }
         return true
     }
 
