@@ -23,6 +23,14 @@ final class CompiledRule: Sendable {
     /// Indices of earlier rules whose violation makes this one skip.
     let unless: [Int]
     let definition: RuleDefinition
+    /// The violation with only the static parameters, rendered once (pattern, list and most
+    /// Swift rules report exactly this).
+    let staticViolation: Violation
+    /// Length rules: the violation for each length below ``cachedLengths`` (nil where the
+    /// length is within bounds), rendered once so a too-short or too-long value costs no
+    /// formatting.
+    private let lengthViolations: [Violation?]
+    private static let cachedLengths = 256
 
     init(id: String, code: String, message: String, target: String, check: Check,
          staticParameters: [String: String], unless: [Int], definition: RuleDefinition) {
@@ -34,6 +42,14 @@ final class CompiledRule: Sendable {
         self.staticParameters = staticParameters
         self.unless = unless
         self.definition = definition
+        self.staticViolation = Violation(code: code, rule: id, message: render(message, staticParameters), parameters: staticParameters)
+        if case let .length(_, min, max) = check {
+            lengthViolations = (0..<Self.cachedLengths).map { length in
+                Self.lengthViolation(length, min: min, max: max, id: id, code: code, message: message, staticParameters: staticParameters)
+            }
+        } else {
+            lengthViolations = []
+        }
     }
 
     /// The violation `input` commits against this rule, or nil. Rules whose subject is absent
@@ -43,7 +59,7 @@ final class CompiledRule: Sendable {
         switch check {
         case let .mustMatch(pattern):
             do {
-                return try pattern.matches(subject) ? nil : violation(staticParameters)
+                return try pattern.matches(subject) ? nil : staticViolation
             } catch {
                 return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
             }
@@ -51,7 +67,7 @@ final class CompiledRule: Sendable {
             do {
                 guard try pattern.firstMatch(in: subject) != nil else { return nil }
                 // Never echo any part of a password.
-                guard input.field != .password else { return violation(staticParameters) }
+                guard input.field != .password else { return staticViolation }
                 let bytes = Array(subject.utf8)
                 let ranges = try pattern.allMatches(in: subject)
                 var parameters = staticParameters
@@ -65,25 +81,35 @@ final class CompiledRule: Sendable {
                 return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
             }
         case let .length(unit, min, max):
-            let length = unit == .codePoints ? subject.unicodeScalars.count : subject.utf8.count
-            let count: Int
-            if let min, length < min {
-                count = min - length
-            } else if let max, length > max {
-                count = length - max
-            } else {
-                return nil
-            }
-            var parameters = staticParameters
-            parameters["length"] = String(length)
-            parameters["count"] = String(count)
-            return violation(parameters)
+            return lengthViolation(unit == .codePoints ? subject.unicodeScalars.count : subject.utf8.count, min: min, max: max)
         case let .list(list):
-            return list.contains(subject) ? violation(staticParameters) : nil
+            return list.contains(subject) ? staticViolation : nil
         case let .swift(rule):
             guard let found = rule.check(input) else { return nil }
-            return violation(staticParameters.merging(found) { $1 })
+            return found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
         }
+    }
+
+    /// The violation of a length rule by a value `length` units long, or nil when in bounds.
+    func lengthViolation(_ length: Int, min: Int?, max: Int?) -> Violation? {
+        if length < lengthViolations.count { return lengthViolations[length] }
+        return Self.lengthViolation(length, min: min, max: max, id: id, code: code, message: message, staticParameters: staticParameters)
+    }
+
+    private static func lengthViolation(_ length: Int, min: Int?, max: Int?, id: String, code: String, message: String,
+                                        staticParameters: [String: String]) -> Violation? {
+        let count: Int
+        if let min, length < min {
+            count = min - length
+        } else if let max, length > max {
+            count = length - max
+        } else {
+            return nil
+        }
+        var parameters = staticParameters
+        parameters["length"] = String(length)
+        parameters["count"] = String(count)
+        return Violation(code: code, rule: id, message: render(message, parameters), parameters: parameters)
     }
 
     func violation(_ parameters: [String: String]) -> Violation {

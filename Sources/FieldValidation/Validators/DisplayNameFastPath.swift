@@ -97,7 +97,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
             case let .list(list):
                 tables.append(list.table)
                 probes.append(Self.probe(for: list))
-                decisions.append(.list(probe: probes.count - 1, rule.violation(rule.staticParameters)))
+                decisions.append(.list(probe: probes.count - 1, rule.staticViolation))
             case .swift:
                 decisions.append(.uncovered)
             }
@@ -275,13 +275,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
              let .consecutivePeriods(violation), let .list(_, violation):
             return violation
         case let .length(unit, min, max, rule):
-            let length = unit == .codePoints ? scan.codePoints : scan.octets
-            let count = min.map { length < $0 ? $0 - length : 0 } ?? 0
-            let over = max.map { length > $0 ? length - $0 : 0 } ?? 0
-            var parameters = rule.staticParameters
-            parameters["length"] = String(length)
-            parameters["count"] = String(count > 0 ? count : over)
-            return rule.violation(parameters)
+            return rule.lengthViolation(unit == .codePoints ? scan.codePoints : scan.octets, min: min, max: max)
         case .uncovered:
             return nil
         }
