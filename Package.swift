@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "PostgresClaims", dependencies: [
             "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
-        .target(name: "BatchValidation", dependencies: ["Patterns"]),
+        .target(name: "BatchValidation", dependencies: ["Patterns", "FieldValidation"]),
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),

@@ -73,8 +73,8 @@ public struct BatchReport: Sendable {
 /// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
 /// the results in input order, with exactly one output record per input record.
 ///
-/// Memory stays bounded: at most `4 × jobs` chunks (each about 128 KiB of input plus at most
-/// one record, and ≤ 16384 records) and their output are held at once.
+/// Memory stays bounded: at most two batches of `4 × jobs` chunks (each about 128 KiB of input
+/// plus at most one record, and ≤ 16384 records) and their output are held at once.
 public final class BatchRunner {
     private let configuration: BatchConfiguration
     private let checker: any FieldChecker
@@ -154,46 +154,69 @@ public final class BatchRunner {
         let context = ChunkContext(file: file.name, decoder: decoder, checker: checker, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         var tally = Tally()
+        // Two batches in flight: while the workers check one, this thread frames the next and
+        // writes the one before, in input order.
+        var spareOutputs: [[UInt8]] = []
+        var checking: InFlightBatch?
         while true {
             while pending.count < batchSize, let chunk = try chunker.next() { pending.append(chunk) }
-            if pending.isEmpty { break }
             for index in pending.indices {
                 pending[index].firstNumber = nextNumber
                 nextNumber += pending[index].records.count
             }
-            let results = process(pending, context)
-            for chunk in pending { chunker.recycle(chunk) }
-            pending.removeAll(keepingCapacity: true)
-            for result in results {
-                output.write(result.output)
-                tally.merge(result.tally)
-                if result.stopped {
-                    report.stoppedEarly = true
-                    return tally
+            let done = checking?.wait()
+            checking = nil
+            let stopping = done?.results.contains(where: \.stopped) == true || output.failure != nil
+            if !pending.isEmpty && !stopping {
+                let outputs = pending.map { _ in spareOutputs.popLast() ?? [] }
+                checking = InFlightBatch(pending, outputs: outputs, context: context, jobs: configuration.jobs)
+                pending = []
+            }
+            if let done {
+                for chunk in done.chunks { chunker.recycle(chunk) }
+                for result in done.results {
+                    output.write(result.output)
+                    tally.merge(result.tally)
+                    if result.stopped {
+                        report.stoppedEarly = true
+                        return tally
+                    }
+                    spareOutputs.append(result.output)
+                }
+                if let progress, let size = file.regularFileSize {
+                    progress.update(name: file.name, bytesDone: file.bytesRead, bytesTotal: size, records: tally.records)
                 }
             }
-            if output.failure != nil { break }
-            if let progress, let size = file.regularFileSize {
-                progress.update(name: file.name, bytesDone: file.bytesRead, bytesTotal: size, records: tally.records)
-            }
+            if checking == nil { break }
         }
         return tally
     }
+}
 
-    /// Checks the chunks on up to `jobs` threads; results come back in chunk order.
-    private func process(_ chunks: [RecordChunk], _ context: ChunkContext) -> [ChunkResult] {
+/// A batch of chunks being checked on up to `jobs` worker threads.
+private final class InFlightBatch {
+    let chunks: [RecordChunk]
+    private let slots: ResultSlots
+    private let group = DispatchGroup()
+
+    init(_ chunks: [RecordChunk], outputs: [[UInt8]], context: ChunkContext, jobs: Int) {
+        self.chunks = chunks
         let slots = ResultSlots(count: chunks.count)
-        let workers = min(configuration.jobs, chunks.count)
-        if workers <= 1 {
-            for (index, chunk) in chunks.enumerated() { slots.store(context.process(chunk), at: index) }
-        } else {
+        self.slots = slots
+        let workers = max(1, min(jobs, chunks.count))
+        DispatchQueue.global().async(group: group) {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 for index in stride(from: worker, to: chunks.count, by: workers) {
-                    slots.store(context.process(chunks[index]), at: index)
+                    slots.store(context.process(chunks[index], output: outputs[index]), at: index)
                 }
             }
         }
-        return slots.results
+    }
+
+    /// Waits for the workers; the results come in chunk order.
+    func wait() -> (chunks: [RecordChunk], results: [ChunkResult]) {
+        group.wait()
+        return (chunks, slots.results)
     }
 }
 
@@ -216,8 +239,11 @@ struct ChunkContext: Sendable {
     let fixed: RecordContext
     let failFast: Bool
 
-    func process(_ chunk: RecordChunk) -> ChunkResult {
-        var result = ChunkResult()
+    /// Checks every record of `chunk`, writing into `output`, whose capacity is reused (emptied
+    /// first) so that output pages are not faulted in afresh for every chunk.
+    func process(_ chunk: RecordChunk, output: [UInt8] = []) -> ChunkResult {
+        var result = ChunkResult(output: output)
+        result.output.removeAll(keepingCapacity: true)
         let perRecord = writer.options.format.isPerRecord
         if perRecord { result.output.reserveCapacity(chunk.records.count * 96) }
         let detail: OutcomeDetail = perRecord ? .full : .violationsOnly
@@ -243,10 +269,18 @@ struct ChunkContext: Sendable {
             // One pass over the whole chunk usually proves every record free of NUL and
             // invalid UTF-8 (line breaks are ASCII, so record boundaries never split a sequence).
             let clean = all.baseAddress.map { memchr($0, 0, all.count) == nil } == true && isValidUTF8(all)
+            // Plain lines: the commonest record, valid as it is, is counted (and written)
+            // without building an outcome.
+            let asIs = isLines && clean
             for offset in chunk.records.indices {
                 let raw = chunk.records[offset]
                 let number = chunk.firstNumber + offset
                 let record = UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])
+                if asIs, raw.flaw == .none, !record.isEmpty, checker.isValidAsIs(record) {
+                    if perRecord { writer.recordValidAsIs(file: file, number: number, value: record, into: &result.output) }
+                    result.tally.addValid()
+                    continue
+                }
                 let verdict: Verdict
                 if let damage = raw.damage(limit: chunk.maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
                     verdict = emit(.damaged(damage), number, nil, &result.output)
@@ -272,7 +306,7 @@ struct ChunkContext: Sendable {
 /// Per-chunk result slots written by distinct workers (each index by exactly one worker).
 private final class ResultSlots: @unchecked Sendable {
     // INVARIANT: every index is stored by exactly one worker, and `results` is read only after
-    // `concurrentPerform` returned, so no two threads touch the same element concurrently.
+    // the batch's group finished, so no two threads touch the same element concurrently.
     private var storage: UnsafeMutableBufferPointer<ChunkResult>
 
     init(count: Int) {

@@ -1,3 +1,5 @@
+import FieldValidation
+
 /// Context a password check needs: who the account is and which app it is for.
 public struct RecordContext: Sendable, Hashable {
     /// The account's username, if known.
@@ -21,22 +23,9 @@ public struct RecordContext: Sendable, Hashable {
     }
 }
 
-/// One rule a field broke.
-public struct FieldViolation: Sendable, Hashable {
-    /// Stable error code (what summaries count).
-    public var code: String
-    /// Stable dotted rule id, e.g. `display-name.consecutive-periods`.
-    public var rule: String
-    /// End-user message; never contains a password.
-    public var message: String
-
-    /// Creates a violation.
-    public init(code: String, rule: String, message: String) {
-        self.code = code
-        self.rule = rule
-        self.message = message
-    }
-}
+/// One rule a field broke: the validators' own ``Violation``, so checkers hand their results
+/// to the engine without copying them.
+public typealias FieldViolation = Violation
 
 /// What a ``FieldChecker`` says about one field.
 public struct FieldOutcome: Sendable, Hashable {
@@ -79,6 +68,16 @@ public protocol FieldChecker: Sendable {
     ///   - detail: what the output needs; ``OutcomeDetail/violationsOnly`` allows shortcuts.
     /// - Returns: every violation, and the normalized value and key where ``OutcomeDetail/full``.
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome
+
+    /// True only when `value` is valid whatever the record's context, its `normalized` value is `value`
+    /// itself and its key (where the output has keys) is `value` with ASCII letters lowercased.
+    /// Lets the engine count or write the commonest record without building an outcome; false
+    /// means "call ``check(_:context:detail:)``". The default is always false.
+    func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool
+}
+
+extension FieldChecker {
+    public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
 }
 
 /// A ``FieldChecker`` made from a closure over the field as a `String` (tests, small tools).

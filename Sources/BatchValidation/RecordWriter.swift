@@ -98,6 +98,31 @@ struct RecordWriter: Sendable {
         }
     }
 
+    /// Writes a record that ``FieldChecker/isValidAsIs(_:)`` accepted: normalized is the value,
+    /// the key its ASCII lowercase. JSONL, the bulk format, is written straight from the bytes.
+    func recordValidAsIs(file: String, number: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        guard options.format.isPerRecord, options.only.admits(true) else { return }
+        guard options.format == .jsonl, !options.isSecret else {
+            let normalized = String(decoding: value, as: UTF8.self)
+            let key = String(decoding: value.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+            record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
+            return
+        }
+        out.append(contentsOf: #"{"#.utf8)
+        if options.showsFile {
+            out.append(contentsOf: #""file": "#.utf8); appendJSON(file, &out); out.append(contentsOf: ", ".utf8)
+        }
+        out.append(contentsOf: #""record": "#.utf8)
+        appendDecimal(number, &out)
+        out.append(contentsOf: #", "valid": true, "errors": [], "normalized": "#.utf8)
+        appendJSON(value, lowercased: false, &out)
+        if options.includesKey {
+            out.append(contentsOf: #", "key": "#.utf8)
+            appendJSON(value, lowercased: true, &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+    }
+
     // MARK: - Per-record formats
 
     private func jsonl(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
@@ -225,20 +250,34 @@ struct RecordWriter: Sendable {
 
 /// Appends a JSON string literal (RFC 8259) for `text`, copying unescaped runs in bulk.
 func appendJSON(_ text: String, _ out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
     var text = text
-    text.withUTF8 { bytes in
-        var runStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
-            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-            appendEscaped(byte, &out)
-            runStart = index + 1
-        }
-        if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-    }
+    text.withUTF8 { appendJSON(UnsafeRawBufferPointer($0), lowercased: false, &out) }
+}
+
+/// Appends valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters
+/// lowercased. Runs that need no escape are copied whole.
+func appendJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    var runStart = 0
+    for index in 0..<bytes.count {
+        let byte = bytes[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
+        appendRun(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]), lowercased: lowercased, &out)
+        appendEscaped(byte, &out)
+        runStart = index + 1
+    }
+    appendRun(UnsafeRawBufferPointer(rebasing: bytes[runStart...]), lowercased: lowercased, &out)
+    out.append(UInt8(ascii: "\""))
+}
+
+private func appendRun(_ run: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout [UInt8]) {
+    guard !run.isEmpty else { return }
+    let start = out.count
+    out.append(contentsOf: run)
+    guard lowercased else { return }
+    out.withUnsafeMutableBufferPointer { buffer in
+        for index in start..<buffer.count where buffer[index] &- 0x41 < 26 { buffer[index] |= 0x20 }
+    }
 }
 
 /// Appends the JSON escape for one ASCII byte that cannot appear raw in a string literal.
@@ -286,9 +325,19 @@ func appendQuoted(_ text: String, _ out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
 }
 
-/// Appends the decimal digits of an integer (a small string: no allocation).
+/// Appends the decimal digits of an integer.
 func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
-    out.append(contentsOf: String(value).utf8)
+    guard value >= 0 else { out.append(contentsOf: String(value).utf8); return }
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        var rest = UInt(value), index = buffer.count
+        repeat {
+            index -= 1
+            buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+    }
 }
 
 private func hexDigit(_ nibble: UInt8) -> UInt8 {

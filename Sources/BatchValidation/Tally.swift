@@ -23,6 +23,12 @@ public struct Tally: Sendable, Hashable {
         Dictionary(counts.map { ($0.code, $0.count) }, uniquingKeysWith: +)
     }
 
+    /// Counts one valid record.
+    mutating func addValid() {
+        records += 1
+        valid += 1
+    }
+
     mutating func add(_ verdict: Verdict) {
         records += 1
         switch verdict {

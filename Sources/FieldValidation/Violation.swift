@@ -5,20 +5,46 @@
 /// (`{"min": "3"}`) so apps can localize.
 public struct Violation: Sendable, Hashable {
     /// Stable code: `DN1xx` display name, `PW1xx` password, `EM1xx` email.
-    public let code: String
+    public var code: String { storage.code }
     /// Stable dotted rule id, e.g. `display-name.consecutive-periods`.
-    public let rule: String
+    public var rule: String { storage.rule }
     /// End-user sentence, e.g. "Username must be at least 3 characters long."
-    public let message: String
+    public var message: String { storage.message }
     /// The message parameters (`min`, `max`, `count`, …), for localization.
-    public let parameters: [String: String]
+    public var parameters: [String: String] { storage.parameters }
+
+    // One reference instead of four: violations are copied around on every invalid value.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let code: String
+        let rule: String
+        let message: String
+        let parameters: [String: String]
+
+        init(code: String, rule: String, message: String, parameters: [String: String]) {
+            self.code = code
+            self.rule = rule
+            self.message = message
+            self.parameters = parameters
+        }
+    }
 
     /// Creates a violation.
     public init(code: String, rule: String, message: String, parameters: [String: String] = [:]) {
-        self.code = code
-        self.rule = rule
-        self.message = message
-        self.parameters = parameters
+        storage = Storage(code: code, rule: rule, message: message, parameters: parameters)
+    }
+
+    public static func == (lhs: Violation, rhs: Violation) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.code == rhs.code && lhs.rule == rhs.rule && lhs.message == rhs.message && lhs.parameters == rhs.parameters)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(rule)
+        hasher.combine(message)
+        hasher.combine(parameters)
     }
 }
 

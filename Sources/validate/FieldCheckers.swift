@@ -31,12 +31,6 @@ enum FieldCheckers {
     }
 }
 
-extension FieldViolation {
-    init(_ violation: Violation) {
-        self.init(code: violation.code, rule: violation.rule, message: violation.message)
-    }
-}
-
 /// Display names: the byte entry point decides valid ASCII names without allocating; the
 /// normalized value and key are filled in only when the output shows them.
 struct DisplayNameChecker: FieldChecker {
@@ -44,13 +38,17 @@ struct DisplayNameChecker: FieldChecker {
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value)
-        var outcome = FieldOutcome(violations: result.violations.map(FieldViolation.init))
+        var outcome = FieldOutcome(violations: result.violations)
         if detail == .full, result.isValid {
             let name = result.normalized ?? String(decoding: value, as: UTF8.self)
             outcome.normalized = name
             outcome.key = result.key ?? validator.canonicalKey(name)
         }
         return outcome
+    }
+
+    func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
+        validator.isValidAsIs(utf8: value)
     }
 }
 
@@ -60,7 +58,7 @@ struct EmailChecker: FieldChecker {
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value)
-        return FieldOutcome(violations: result.violations.map(FieldViolation.init),
+        return FieldOutcome(violations: result.violations,
                             normalized: detail == .full ? result.normalized : nil)
     }
 }
@@ -72,6 +70,6 @@ struct PasswordChecker: FieldChecker {
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         let passwordContext = PasswordContext(username: context.username, email: context.email, appName: context.appName)
         let result = validator.validate(utf8: value, context: passwordContext)
-        return FieldOutcome(violations: result.violations.map(FieldViolation.init))
+        return FieldOutcome(violations: result.violations)
     }
 }

@@ -30,7 +30,7 @@ struct ValidatorChecker: FieldChecker {
     let check: @Sendable (UnsafeRawBufferPointer) -> ValidationResult
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
-        FieldOutcome(violations: check(value).violations.map { FieldViolation(code: $0.code, rule: $0.rule, message: $0.message) })
+        FieldOutcome(violations: check(value).violations)
     }
 }
 

@@ -254,11 +254,13 @@ private struct NodeReader {
     /// One entry per line; blank lines and lines starting with `#` are skipped; entries are
     /// taken as written (no trimming), except for a trailing `\r`.
     func parseList(_ text: String) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: true).compactMap { line in
-            var entry = Substring(line)
-            if entry.hasSuffix("\r") { entry = entry.dropLast() }
-            if entry.isEmpty || entry.hasPrefix("#") { return nil }
-            return String(entry)
+        // Split on bytes: a `Character` split would keep "\r\n" (one grapheme) unsplit, and
+        // lists run to tens of thousands of lines.
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).compactMap { line in
+            var entry = line
+            if entry.last == UInt8(ascii: "\r") { entry = entry.dropLast() }
+            if entry.isEmpty || entry.first == UInt8(ascii: "#") { return nil }
+            return String(Substring(entry))
         }
     }
 }

@@ -12,16 +12,17 @@ final class DisplayNameFastPath: @unchecked Sendable {
     // INVARIANT: `probes` is written only in `init` and freed in `deinit`; the tables it points
     // to are kept alive by `tables`. Concurrent reads are safe.
 
-    /// How the fast path decides rule `i`.
+    /// How the fast path decides rule `i`. Plain values only, so walking the decisions costs
+    /// no reference counting; what a violated rule reports is in ``violations`` and ``rules``.
     enum Decision {
         /// `[A-Za-z0-9._]*` (or `+`, which also fails on empty input) as a whole match.
-        case characters(allowEmpty: Bool, Violation)
-        case leadingPeriod(Violation)
-        case trailingPeriod(Violation)
-        case consecutivePeriods(Violation)
-        case length(LengthUnit, min: Int?, max: Int?, CompiledRule)
+        case characters(allowEmpty: Bool)
+        case leadingPeriod
+        case trailingPeriod
+        case consecutivePeriods
+        case length(LengthUnit, min: Int?, max: Int?)
         /// Probed with bytes for ASCII names, by the rule itself otherwise.
-        case list(probe: Int, Violation)
+        case list(probe: Int)
         /// A Swift rule: run by the validator.
         case uncovered
     }
@@ -42,6 +43,9 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     let decisions: [Decision]
+    /// Rule `i`'s violation when it does not depend on the name (all but length rules).
+    private let violations: [Violation?]
+    private let rules: [CompiledRule]
     let unlessMasks: [UInt64]
     /// Whether some rule (a Swift rule) must still be run by the validator.
     let hasUncoveredRules: Bool
@@ -63,6 +67,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     init?(_ rules: CompiledRuleSet, appName: String?) {
         guard rules.rules.count <= 64 else { return nil }
         var decisions: [Decision] = []
+        var violations: [Violation?] = []
         var probes: [Probe] = []
         var tables: [ByteKeyTable] = []
         var minLength = 0, maxLength = Int.max
@@ -74,35 +79,36 @@ final class DisplayNameFastPath: @unchecked Sendable {
             switch rule.check {
             case .mustMatch, .mustNotMatch:
                 let key = (rule.definition.kind?.rawValue ?? "") + " \u{0}" + (rule.definition.pattern ?? "")
+                let decision: Decision, sample: String
                 switch Self.knownPatterns[key] {
-                case "characters*", "characters+":
-                    guard let violation = sampleViolation(rule, "-") else { return nil }
-                    decisions.append(.characters(allowEmpty: Self.knownPatterns[key] == "characters*", violation))
-                case "leading":
-                    guard let violation = sampleViolation(rule, ".a") else { return nil }
-                    decisions.append(.leadingPeriod(violation))
-                case "trailing":
-                    guard let violation = sampleViolation(rule, "a.") else { return nil }
-                    decisions.append(.trailingPeriod(violation))
-                case "consecutive":
-                    guard let violation = sampleViolation(rule, "a..b") else { return nil }
-                    decisions.append(.consecutivePeriods(violation))
-                default:
-                    return nil
+                case "characters*": (decision, sample) = (.characters(allowEmpty: true), "-")
+                case "characters+": (decision, sample) = (.characters(allowEmpty: false), "-")
+                case "leading": (decision, sample) = (.leadingPeriod, ".a")
+                case "trailing": (decision, sample) = (.trailingPeriod, "a.")
+                case "consecutive": (decision, sample) = (.consecutivePeriods, "a..b")
+                default: return nil
                 }
+                guard let violation = sampleViolation(rule, sample) else { return nil }
+                decisions.append(decision)
+                violations.append(violation)
             case let .length(unit, min, max):
                 minLength = Swift.max(minLength, min ?? 0)
                 maxLength = Swift.min(maxLength, max ?? Int.max)
-                decisions.append(.length(unit, min: min, max: max, rule))
+                decisions.append(.length(unit, min: min, max: max))
+                violations.append(nil)
             case let .list(list):
                 tables.append(list.table)
                 probes.append(Self.probe(for: list))
-                decisions.append(.list(probe: probes.count - 1, rule.staticViolation))
+                decisions.append(.list(probe: probes.count - 1))
+                violations.append(rule.staticViolation)
             case .swift:
                 decisions.append(.uncovered)
+                violations.append(nil)
             }
         }
         self.decisions = decisions
+        self.violations = violations
+        self.rules = rules.rules
         self.unlessMasks = rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } }
         self.hasUncoveredRules = decisions.contains { if case .uncovered = $0 { true } else { false } }
         self.tables = tables
@@ -204,6 +210,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return true
     }
 
+    /// ``quickAccept(_:)`` when the fast path covers every rule, else false.
+    @inline(__always)
+    func quickAcceptWhenComplete(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        !hasUncoveredRules && quickAccept(bytes)
+    }
+
     /// Decides every covered rule for valid UTF-8 `bytes`, in pack order, honouring `unless`.
     func evaluate(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         var outcome = Outcome()
@@ -233,7 +245,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, pending: inout UInt64) -> UInt64 {
         var violated: UInt64 = 0
-        for (index, decision) in decisions.enumerated() {
+        for index in decisions.indices {
             let bit: UInt64 = 1 << UInt64(index)
             if unlessMasks[index] & violated != 0 { continue }
             // Whether an `unless` rule is violated is not known yet: let the rule decide.
@@ -242,15 +254,15 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 continue
             }
             let hit: Bool
-            switch decision {
-            case let .characters(allowEmpty, _): hit = !scan.allAllowed || (!allowEmpty && scan.octets == 0)
+            switch decisions[index] {
+            case let .characters(allowEmpty): hit = !scan.allAllowed || (!allowEmpty && scan.octets == 0)
             case .leadingPeriod: hit = scan.leadingPeriod
             case .trailingPeriod: hit = scan.trailingPeriod
             case .consecutivePeriods: hit = scan.consecutivePeriods
-            case let .length(unit, min, max, _):
+            case let .length(unit, min, max):
                 let length = unit == .codePoints ? scan.codePoints : scan.octets
                 hit = (min.map { length < $0 } ?? false) || (max.map { length > $0 } ?? false)
-            case let .list(probe, _):
+            case let .list(probe):
                 // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other
                 // names, and the empty one, go through the rule itself.
                 if let input, scan.isASCII, scan.allAllowed || probes[probe].kind != .nfkcCasefold {
@@ -270,15 +282,10 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     /// The violation the fast path reports for rule `index` (known violated).
     func violation(_ index: Int, _ scan: Scan) -> Violation? {
-        switch decisions[index] {
-        case let .characters(_, violation), let .leadingPeriod(violation), let .trailingPeriod(violation),
-             let .consecutivePeriods(violation), let .list(_, violation):
-            return violation
-        case let .length(unit, min, max, rule):
-            return rule.lengthViolation(unit == .codePoints ? scan.codePoints : scan.octets, min: min, max: max)
-        case .uncovered:
-            return nil
+        if case let .length(unit, min, max) = decisions[index] {
+            return rules[index].lengthViolation(unit == .codePoints ? scan.codePoints : scan.octets, min: min, max: max)
         }
+        return violations[index]
     }
 
     // MARK: - List probes

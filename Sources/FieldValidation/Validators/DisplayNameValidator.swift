@@ -55,6 +55,14 @@ public struct DisplayNameValidator: Sendable {
             ?? evaluateAll(String(decoding: bytes, as: UTF8.self)))
     }
 
+    /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
+    /// fast path alone with no allocation: its normalized form is then the bytes themselves and
+    /// its key their ASCII lowercase. False means "call ``validate(utf8:)``".
+    public func isValidAsIs(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
+        // Optional chaining borrows the fast path; binding it with `guard let` would retain it.
+        fastPath?.quickAcceptWhenComplete(bytes) ?? false
+    }
+
     /// The canonical uniqueness key: ASCII letters lowercased, everything else (including `.`
     /// and `_`) kept, so `John.Doe` and `john.doe` collide but `john_doe` does not.
     public func canonicalKey(_ name: String) -> String { Keys.canonical(name) }
