@@ -108,54 +108,54 @@ struct RecordWriter: Sendable {
             record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
             return
         }
-        out.append(contentsOf: #"{"#.utf8)
+        out.append(#"{"#)
         if options.showsFile {
-            out.append(contentsOf: #""file": "#.utf8); appendJSON(file, &out); out.append(contentsOf: ", ".utf8)
+            out.append(#""file": "#); appendJSON(file, &out); out.append(", ")
         }
-        out.append(contentsOf: #""record": "#.utf8)
+        out.append(#""record": "#)
         appendDecimal(number, &out)
-        out.append(contentsOf: #", "valid": true, "errors": [], "normalized": "#.utf8)
+        out.append(#", "valid": true, "errors": [], "normalized": "#)
         appendJSON(value, lowercased: false, &out)
         if options.includesKey {
-            out.append(contentsOf: #", "key": "#.utf8)
+            out.append(#", "key": "#)
             appendJSON(value, lowercased: true, &out)
         }
-        out.append(contentsOf: "}\n".utf8)
+        out.append("}\n")
     }
 
     // MARK: - Per-record formats
 
     private func jsonl(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
                        _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
-        out.append(contentsOf: #"{"#.utf8)
+        out.append(#"{"#)
         if options.showsFile {
-            out.append(contentsOf: #""file": "#.utf8); appendJSON(file, &out); out.append(contentsOf: ", ".utf8)
+            out.append(#""file": "#); appendJSON(file, &out); out.append(", ")
         }
-        out.append(contentsOf: #""record": "#.utf8)
+        out.append(#""record": "#)
         appendDecimal(number, &out)
-        out.append(contentsOf: (valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#).utf8)
+        out.append(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
         for (index, violation) in violations.enumerated() {
-            if index > 0 { out.append(contentsOf: ", ".utf8) }
-            out.append(contentsOf: #"{"code": "#.utf8); appendJSON(violation.code, &out)
-            out.append(contentsOf: #", "rule": "#.utf8); appendJSON(violation.rule, &out)
-            out.append(contentsOf: #", "message": "#.utf8); appendJSON(violation.message, &out)
+            if index > 0 { out.append(", ") }
+            out.append(#"{"code": "#); appendJSON(violation.code, &out)
+            out.append(#", "rule": "#); appendJSON(violation.rule, &out)
+            out.append(#", "message": "#); appendJSON(violation.message, &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
         if let normalized {
-            out.append(contentsOf: #", "normalized": "#.utf8); appendJSON(normalized, &out)
+            out.append(#", "normalized": "#); appendJSON(normalized, &out)
         }
         if let key, options.includesKey {
-            out.append(contentsOf: #", "key": "#.utf8); appendJSON(key, &out)
+            out.append(#", "key": "#); appendJSON(key, &out)
         }
-        out.append(contentsOf: "}\n".utf8)
+        out.append("}\n")
     }
 
     private func csv(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
                      _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
         if options.showsFile { appendCSV(file, &out); out.append(UInt8(ascii: ",")) }
         appendDecimal(number, &out)
-        out.append(contentsOf: (valid ? ",true," : ",false,").utf8)
+        out.append(valid ? ",true," : ",false,")
         appendCSV(violations.map(\.code).joined(separator: ";"), &out)
         out.append(UInt8(ascii: ","))
         appendCSV(violations.map(\.message).joined(separator: " "), &out)
@@ -166,27 +166,27 @@ struct RecordWriter: Sendable {
 
     private func text(_ file: String, _ number: Int, _ valid: Bool, _ value: UnsafeRawBufferPointer?,
                       _ violations: [FieldViolation], _ normalized: String?, _ out: inout [UInt8]) {
-        if options.showsFile { out.append(contentsOf: file.utf8); out.append(UInt8(ascii: ":")) }
+        if options.showsFile { out.append(utf8: file); out.append(UInt8(ascii: ":")) }
         appendDecimal(number, &out)
-        out.append(contentsOf: ": ".utf8)
+        out.append(": ")
         let word = valid ? "valid" : "invalid"
-        if options.color { out.append(contentsOf: (valid ? "\u{1B}[32m" : "\u{1B}[31m").utf8) }
-        out.append(contentsOf: word.utf8)
-        if options.color { out.append(contentsOf: "\u{1B}[0m".utf8) }
+        if options.color { out.append(valid ? "\u{1B}[32m" : "\u{1B}[31m") }
+        out.append(utf8: word)
+        if options.color { out.append("\u{1B}[0m") }
         if let value {
             let shown = String(decoding: value, as: UTF8.self)
             out.append(UInt8(ascii: " "))
             appendQuoted(shown, &out)
             if let normalized, normalized != shown {
-                out.append(contentsOf: " -> ".utf8)
+                out.append(" -> ")
                 appendQuoted(normalized, &out)
             }
         }
         for (index, violation) in violations.enumerated() {
-            out.append(contentsOf: (index == 0 ? ": " : "; ").utf8)
-            out.append(contentsOf: violation.message.utf8)
-            out.append(contentsOf: " [".utf8)
-            out.append(contentsOf: violation.code.utf8)
+            out.append(index == 0 ? ": " : "; ")
+            out.append(utf8: violation.message)
+            out.append(" [")
+            out.append(utf8: violation.code)
             out.append(UInt8(ascii: "]"))
         }
         out.append(0x0A)
@@ -211,17 +211,17 @@ struct RecordWriter: Sendable {
             "\(tally.records) record\(tally.records == 1 ? "" : "s"): \(tally.valid) valid, \(tally.invalid) invalid"
         }
         if files.count > 1 {
-            for file in files { out.append(contentsOf: "\(file.name): \(line(file.tally))\n".utf8) }
-            out.append(contentsOf: "total: ".utf8)
+            for file in files { out.append(utf8: "\(file.name): \(line(file.tally))\n") }
+            out.append("total: ")
         }
-        out.append(contentsOf: "\(line(total))\n".utf8)
+        out.append(utf8: "\(line(total))\n")
         let codes = total.sortedCodes
         guard !codes.isEmpty else { return }
         let width = codes.map(\.code.count).max() ?? 0
-        out.append(contentsOf: "errors by code:\n".utf8)
+        out.append("errors by code:\n")
         for entry in codes {
             let pad = String(repeating: " ", count: width - entry.code.count)
-            out.append(contentsOf: "  \(entry.code)\(pad)  \(entry.count)\n".utf8)
+            out.append(utf8: "  \(entry.code)\(pad)  \(entry.count)\n")
         }
     }
 
@@ -229,20 +229,20 @@ struct RecordWriter: Sendable {
         func counts(_ tally: Tally) -> String {
             #""records": \#(tally.records), "valid": \#(tally.valid), "invalid": \#(tally.invalid)"#
         }
-        out.append(contentsOf: "{\(counts(total)), \"errors\": {".utf8)
+        out.append(utf8: "{\(counts(total)), \"errors\": {")
         for (index, entry) in total.sortedCodes.enumerated() {
-            if index > 0 { out.append(contentsOf: ", ".utf8) }
+            if index > 0 { out.append(", ") }
             appendJSON(entry.code, &out)
-            out.append(contentsOf: ": \(entry.count)".utf8)
+            out.append(utf8: ": \(entry.count)")
         }
-        out.append(contentsOf: "}, \"files\": [".utf8)
+        out.append("}, \"files\": [")
         for (index, file) in files.enumerated() {
-            if index > 0 { out.append(contentsOf: ", ".utf8) }
-            out.append(contentsOf: #"{"file": "#.utf8)
+            if index > 0 { out.append(", ") }
+            out.append(#"{"file": "#)
             appendJSON(file.name, &out)
-            out.append(contentsOf: ", \(counts(file.tally))}".utf8)
+            out.append(utf8: ", \(counts(file.tally))}")
         }
-        out.append(contentsOf: "]}\n".utf8)
+        out.append("]}\n")
     }
 }
 
@@ -273,7 +273,7 @@ func appendJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout 
 private func appendRun(_ run: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout [UInt8]) {
     guard !run.isEmpty else { return }
     let start = out.count
-    out.append(contentsOf: run)
+    out.append(bytes: run)
     guard lowercased else { return }
     out.withUnsafeMutableBufferPointer { buffer in
         for index in start..<buffer.count where buffer[index] &- 0x41 < 26 { buffer[index] |= 0x20 }
@@ -283,13 +283,13 @@ private func appendRun(_ run: UnsafeRawBufferPointer, lowercased: Bool, _ out: i
 /// Appends the JSON escape for one ASCII byte that cannot appear raw in a string literal.
 private func appendEscaped(_ byte: UInt8, _ out: inout [UInt8]) {
     switch byte {
-    case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-    case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-    case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-    case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-    case 0x09: out.append(contentsOf: #"\t"#.utf8)
+    case UInt8(ascii: "\""): out.append(#"\""#)
+    case UInt8(ascii: "\\"): out.append(#"\\"#)
+    case 0x0A: out.append(#"\n"#)
+    case 0x0D: out.append(#"\r"#)
+    case 0x09: out.append(#"\t"#)
     default:
-        out.append(contentsOf: #"\u00"#.utf8)
+        out.append(#"\u00"#)
         out.append(hexDigit(byte >> 4))
         out.append(hexDigit(byte & 0xF))
     }
@@ -298,7 +298,7 @@ private func appendEscaped(_ byte: UInt8, _ out: inout [UInt8]) {
 /// Appends a CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
 func appendCSV(_ text: String, _ out: inout [UInt8]) {
     let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-    guard needsQuotes else { out.append(contentsOf: text.utf8); return }
+    guard needsQuotes else { out.append(utf8: text); return }
     out.append(UInt8(ascii: "\""))
     for byte in text.utf8 {
         if byte == UInt8(ascii: "\"") { out.append(byte) }
@@ -317,7 +317,7 @@ func appendQuoted(_ text: String, _ out: inout [UInt8]) {
             out.append(UInt8(ascii: "\\"))
             out.append(UInt8(scalar.value))
         } else if category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator {
-            out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".utf8)
+            out.append(utf8: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}")
         } else {
             out.append(contentsOf: String(scalar).utf8)
         }
@@ -336,10 +336,33 @@ func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
             buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
             rest /= 10
         } while rest > 0
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[index...]))
     }
 }
 
 private func hexDigit(_ nibble: UInt8) -> UInt8 {
     nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a literal's bytes with one copy.
+    @inline(__always)
+    mutating func append(_ literal: StaticString) {
+        append(bytes: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends raw bytes with one copy (a generic `append(contentsOf:)` of an
+    /// `UnsafeRawBufferPointer` or a `String.UTF8View` may go byte by byte).
+    @inline(__always)
+    mutating func append(bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+    }
+
+    /// Appends a string's UTF-8 with one copy.
+    @inline(__always)
+    mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
 }

@@ -30,7 +30,7 @@ final class CompiledRule: Sendable {
     /// length is within bounds), rendered once so a too-short or too-long value costs no
     /// formatting.
     private let lengthViolations: [Violation?]
-    private static let cachedLengths = 256
+    static let cachedLengths = 256
 
     init(id: String, code: String, message: String, target: String, check: Check,
          staticParameters: [String: String], unless: [Int], definition: RuleDefinition) {

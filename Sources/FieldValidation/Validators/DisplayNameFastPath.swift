@@ -12,19 +12,25 @@ final class DisplayNameFastPath: @unchecked Sendable {
     // INVARIANT: `probes` is written only in `init` and freed in `deinit`; the tables it points
     // to are kept alive by `tables`. Concurrent reads are safe.
 
-    /// How the fast path decides rule `i`. Plain values only, so walking the decisions costs
-    /// no reference counting; what a violated rule reports is in ``violations`` and ``rules``.
-    enum Decision {
-        /// `[A-Za-z0-9._]*` (or `+`, which also fails on empty input) as a whole match.
-        case characters(allowEmpty: Bool)
-        case leadingPeriod
-        case trailingPeriod
-        case consecutivePeriods
-        case length(LengthUnit, min: Int?, max: Int?)
-        /// Probed with bytes for ASCII names, by the rule itself otherwise.
-        case list(probe: Int)
-        /// A Swift rule: run by the validator.
-        case uncovered
+    /// A length rule: rule `index` with its bounds.
+    struct LengthRule {
+        let index: Int
+        let unit: LengthUnit
+        let min: Int?
+        let max: Int?
+
+        func length(_ scan: Scan) -> Int { unit == .codePoints ? scan.codePoints : scan.octets }
+
+        func isViolated(by scan: Scan) -> Bool {
+            let length = length(scan)
+            return (min.map { length < $0 } ?? false) || (max.map { length > $0 } ?? false)
+        }
+    }
+
+    /// A list rule: rule `index`, probed with `probes[probe]` for ASCII names.
+    struct ListRule {
+        let index: Int
+        let probe: Int
     }
 
     /// A list rule probed on the fast path.
@@ -42,11 +48,29 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let prefixes: UnsafeMutablePointer<UInt64>
     }
 
-    let decisions: [Decision]
+    // Which rules each fact of the scan violates, as bit sets of rule indices (plain values, so
+    // deciding costs no reference counting).
+    /// `[A-Za-z0-9._]*` or `+` as a whole match: violated by any byte outside the set.
+    private let characterRules: UInt64
+    /// `[A-Za-z0-9._]+`: also violated by the empty name.
+    private let nonEmptyRules: UInt64
+    private let leadingPeriodRules: UInt64
+    private let trailingPeriodRules: UInt64
+    private let consecutivePeriodRules: UInt64
+    /// Swift rules: always run by the validator.
+    private let uncoveredRules: UInt64
+    private let lengthRules: [LengthRule]
+    private let listRules: [ListRule]
+    /// Rule `i`'s `unless` as a bit set (earlier rules only), and the rules that have one.
+    private let unlessMasks: [UInt64]
+    private let rulesWithUnless: UInt64
     /// Rule `i`'s violation when it does not depend on the name (all but length rules).
     private let violations: [Violation?]
+    /// The commonest invalid outcome, one broken rule, as arrays built once: `[violations[i]]`,
+    /// and for length rules one per length below ``CompiledRule/cachedLengths``.
+    private let singleViolations: [[Violation]?]
+    private let singleLengthViolations: [[[Violation]?]]
     private let rules: [CompiledRule]
-    let unlessMasks: [UInt64]
     /// Whether some rule (a Swift rule) must still be run by the validator.
     let hasUncoveredRules: Bool
     private let probes: UnsafeMutableBufferPointer<Probe>
@@ -66,7 +90,9 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     init?(_ rules: CompiledRuleSet, appName: String?) {
         guard rules.rules.count <= 64 else { return nil }
-        var decisions: [Decision] = []
+        var characters: UInt64 = 0, nonEmpty: UInt64 = 0, leading: UInt64 = 0, trailing: UInt64 = 0
+        var consecutive: UInt64 = 0, uncovered: UInt64 = 0
+        var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
         var violations: [Violation?] = []
         var probes: [Probe] = []
         var tables: [ByteKeyTable] = []
@@ -75,42 +101,52 @@ final class DisplayNameFastPath: @unchecked Sendable {
         func sampleViolation(_ rule: CompiledRule, _ sample: String) -> Violation? {
             rule.evaluate(FieldInput(field: .displayName, value: sample, appName: appName))
         }
-        for rule in rules.rules {
+        for (index, rule) in rules.rules.enumerated() {
+            let bit: UInt64 = 1 << UInt64(index)
             switch rule.check {
             case .mustMatch, .mustNotMatch:
                 let key = (rule.definition.kind?.rawValue ?? "") + " \u{0}" + (rule.definition.pattern ?? "")
-                let decision: Decision, sample: String
+                let sample: String
                 switch Self.knownPatterns[key] {
-                case "characters*": (decision, sample) = (.characters(allowEmpty: true), "-")
-                case "characters+": (decision, sample) = (.characters(allowEmpty: false), "-")
-                case "leading": (decision, sample) = (.leadingPeriod, ".a")
-                case "trailing": (decision, sample) = (.trailingPeriod, "a.")
-                case "consecutive": (decision, sample) = (.consecutivePeriods, "a..b")
+                case "characters*": (characters, sample) = (characters | bit, "-")
+                case "characters+": (characters, nonEmpty, sample) = (characters | bit, nonEmpty | bit, "-")
+                case "leading": (leading, sample) = (leading | bit, ".a")
+                case "trailing": (trailing, sample) = (trailing | bit, "a.")
+                case "consecutive": (consecutive, sample) = (consecutive | bit, "a..b")
                 default: return nil
                 }
                 guard let violation = sampleViolation(rule, sample) else { return nil }
-                decisions.append(decision)
                 violations.append(violation)
             case let .length(unit, min, max):
                 minLength = Swift.max(minLength, min ?? 0)
                 maxLength = Swift.min(maxLength, max ?? Int.max)
-                decisions.append(.length(unit, min: min, max: max))
+                lengthRules.append(LengthRule(index: index, unit: unit, min: min, max: max))
                 violations.append(nil)
             case let .list(list):
                 tables.append(list.table)
                 probes.append(Self.probe(for: list))
-                decisions.append(.list(probe: probes.count - 1))
+                listRules.append(ListRule(index: index, probe: probes.count - 1))
                 violations.append(rule.staticViolation)
             case .swift:
-                decisions.append(.uncovered)
+                uncovered |= bit
                 violations.append(nil)
             }
         }
-        self.decisions = decisions
+        (characterRules, nonEmptyRules, leadingPeriodRules) = (characters, nonEmpty, leading)
+        (trailingPeriodRules, consecutivePeriodRules, uncoveredRules) = (trailing, consecutive, uncovered)
+        self.lengthRules = lengthRules
+        self.listRules = listRules
         self.violations = violations
+        self.singleViolations = violations.map { $0.map { [$0] } }
+        self.singleLengthViolations = lengthRules.map { length in
+            (0..<CompiledRule.cachedLengths).map { count in
+                rules.rules[length.index].lengthViolation(count, min: length.min, max: length.max).map { [$0] }
+            }
+        }
         self.rules = rules.rules
         self.unlessMasks = rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } }
-        self.hasUncoveredRules = decisions.contains { if case .uncovered = $0 { true } else { false } }
+        self.rulesWithUnless = unlessMasks.enumerated().reduce(0) { $1.element == 0 ? $0 : $0 | (1 << UInt64($1.offset)) }
+        self.hasUncoveredRules = uncovered != 0
         self.tables = tables
         self.probes = .allocate(capacity: Swift.max(1, probes.count))
         self.probeCount = self.probes.initialize(from: probes).index
@@ -245,45 +281,54 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, pending: inout UInt64) -> UInt64 {
         var violated: UInt64 = 0
-        for index in decisions.indices {
+        if !scan.allAllowed { violated |= characterRules }
+        if scan.octets == 0 { violated |= nonEmptyRules }
+        if scan.leadingPeriod { violated |= leadingPeriodRules }
+        if scan.trailingPeriod { violated |= trailingPeriodRules }
+        if scan.consecutivePeriods { violated |= consecutivePeriodRules }
+        for rule in lengthRules where rule.isViolated(by: scan) { violated |= 1 << UInt64(rule.index) }
+        pending = uncoveredRules
+        for rule in listRules {
+            let probe = probes[rule.probe]
+            // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other names,
+            // and the empty one, go through the rule itself.
+            if let input, scan.isASCII, scan.allAllowed || probe.kind != .nfkcCasefold {
+                if listed(input, count, probe) { violated |= 1 << UInt64(rule.index) }
+            } else {
+                pending |= 1 << UInt64(rule.index)
+            }
+        }
+        // `unless` names earlier rules only, so one pass in pack order settles it: a rule whose
+        // exception is violated is dropped; one whose exception is undecided is left to the rule.
+        var open = (violated | pending) & rulesWithUnless
+        while open != 0 {
+            let index = open.trailingZeroBitCount
+            open &= open - 1
             let bit: UInt64 = 1 << UInt64(index)
-            if unlessMasks[index] & violated != 0 { continue }
-            // Whether an `unless` rule is violated is not known yet: let the rule decide.
-            if unlessMasks[index] & pending != 0 {
+            if unlessMasks[index] & violated != 0 {
+                violated &= ~bit
+                pending &= ~bit
+            } else if unlessMasks[index] & pending != 0 {
+                violated &= ~bit
                 pending |= bit
-                continue
             }
-            let hit: Bool
-            switch decisions[index] {
-            case let .characters(allowEmpty): hit = !scan.allAllowed || (!allowEmpty && scan.octets == 0)
-            case .leadingPeriod: hit = scan.leadingPeriod
-            case .trailingPeriod: hit = scan.trailingPeriod
-            case .consecutivePeriods: hit = scan.consecutivePeriods
-            case let .length(unit, min, max):
-                let length = unit == .codePoints ? scan.codePoints : scan.octets
-                hit = (min.map { length < $0 } ?? false) || (max.map { length > $0 } ?? false)
-            case let .list(probe):
-                // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other
-                // names, and the empty one, go through the rule itself.
-                if let input, scan.isASCII, scan.allAllowed || probes[probe].kind != .nfkcCasefold {
-                    hit = listed(input, count, probes[probe])
-                } else {
-                    pending |= bit
-                    hit = false
-                }
-            case .uncovered:
-                pending |= bit
-                hit = false
-            }
-            if hit { violated |= bit }
         }
         return violated
     }
 
+    /// ``violation(_:_:)`` as a one-element array built once, or nil when there is none cached.
+    func singleViolation(_ index: Int, _ scan: Scan) -> [Violation]? {
+        for (position, rule) in lengthRules.enumerated() where rule.index == index {
+            let length = rule.length(scan)
+            return length < CompiledRule.cachedLengths ? singleLengthViolations[position][length] : nil
+        }
+        return singleViolations[index]
+    }
+
     /// The violation the fast path reports for rule `index` (known violated).
     func violation(_ index: Int, _ scan: Scan) -> Violation? {
-        if case let .length(unit, min, max) = decisions[index] {
-            return rules[index].lengthViolation(unit == .codePoints ? scan.codePoints : scan.octets, min: min, max: max)
+        for rule in lengthRules where rule.index == index {
+            return rules[index].lengthViolation(rule.length(scan), min: rule.min, max: rule.max)
         }
         return violations[index]
     }

@@ -90,15 +90,24 @@ public struct DisplayNameValidator: Sendable {
     @inline(__always)
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?) -> [Violation]? {
         guard let fastPath else { return nil }
-        if !fastPath.hasUncoveredRules, fastPath.quickAccept(bytes) { return [] }
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
+        if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
+           let single = fastPath.singleViolation(outcome.violated.trailingZeroBitCount, outcome.scan) {
+            return single
+        }
         var violations: [Violation] = []
+        violations.reserveCapacity((outcome.violated | outcome.pending).nonzeroBitCount)
         var violated = outcome.violated
         var input: FieldInput?
-        for (index, rule) in rules.rules.enumerated() {
+        // Only the rules the fast path found violated or left undecided, in pack order.
+        var remaining = outcome.violated | outcome.pending
+        while remaining != 0 {
+            let index = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
             let bit: UInt64 = 1 << UInt64(index)
             if outcome.pending & bit != 0 {
+                let rule = rules.rules[index]
                 if rule.unless.contains(where: { violated & (1 << UInt64($0)) != 0 }) { continue }
                 let current = input ?? FieldInput(field: .displayName, value: name ?? String(decoding: bytes, as: UTF8.self), appName: appName)
                 input = current
@@ -106,7 +115,7 @@ public struct DisplayNameValidator: Sendable {
                     violations.append(violation)
                     violated |= bit
                 }
-            } else if outcome.violated & bit != 0, let violation = fastPath.violation(index, outcome.scan) {
+            } else if let violation = fastPath.violation(index, outcome.scan) {
                 violations.append(violation)
             }
         }
