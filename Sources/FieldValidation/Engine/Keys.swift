@@ -18,12 +18,14 @@ enum Keys {
             break
         }
         guard hasCapital else { return original }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+        // Lowercased on the stack, then decoded: for short names `String(decoding:)` builds an
+        // inline small string, much cheaper than `String(unsafeUninitializedCapacity:)`.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { buffer in
             for i in 0..<bytes.count {
                 let byte = bytes[i]
                 buffer[i] = byte &- 0x41 < 26 ? byte | 0x20 : byte
             }
-            return bytes.count
+            return String(decoding: UnsafeBufferPointer(buffer), as: UTF8.self)
         }
     }
 

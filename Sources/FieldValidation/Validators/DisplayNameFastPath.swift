@@ -234,14 +234,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         guard count >= Swift.max(1, minLength), count <= maxLength,
               let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         let classes = Self.classes
-        // A period first or last, two in a row, or any byte outside the set fails the scan.
-        var previous: UInt8 = 2
+        // A period first (the seed 2 pairs with it) or last, two in a row, or any byte outside
+        // the set fails the scan; branch-free, as valid names are read to the end anyway.
+        var every: UInt8 = 0xFF, neighbours: UInt8 = 0, previous: UInt8 = 2
         for i in 0..<count {
             let kind = classes[Int(input[i])]
-            guard kind & 1 == 1, kind & previous & 2 == 0 else { return false }
+            every &= kind
+            neighbours |= kind & previous
             previous = kind
         }
-        guard previous != 3 else { return false }
+        guard every & 1 == 1, neighbours & 2 == 0, previous != 3 else { return false }
         for index in 0..<probeCount where listed(input, count, probes[index]) { return false }
         return true
     }
@@ -263,15 +265,22 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var scan = Scan()
         scan.octets = count
         let classes = Self.classes
-        var previous: UInt8 = 0
+        // Branch-free: which class bits every byte has, which any byte has, which two
+        // neighbours share (only period & period shares bit 2), and the continuation bytes.
+        var every: UInt8 = 0xFF, some: UInt8 = 0, neighbours: UInt8 = 0, previous: UInt8 = 0
+        var continuations = 0
         for i in 0..<count {
             let kind = classes[Int(input[i])]
-            if kind & 1 == 0 { scan.allAllowed = false }
-            if kind & 12 != 0 { scan.isASCII = false }
-            if kind & 8 == 0 { scan.codePoints += 1 }
-            if kind == 3 && previous == 3 { scan.consecutivePeriods = true }
+            every &= kind
+            some |= kind
+            neighbours |= kind & previous
+            continuations &+= Int(kind >> 3)
             previous = kind
         }
+        scan.allAllowed = every & 1 == 1
+        scan.isASCII = some & 12 == 0
+        scan.codePoints = count - continuations
+        scan.consecutivePeriods = neighbours & 2 != 0
         scan.leadingPeriod = input[0] == UInt8(ascii: ".")
         scan.trailingPeriod = input[count - 1] == UInt8(ascii: ".")
         outcome.scan = scan

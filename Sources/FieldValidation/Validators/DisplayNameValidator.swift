@@ -90,6 +90,7 @@ public struct DisplayNameValidator: Sendable {
     @inline(__always)
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?) -> [Violation]? {
         guard let fastPath else { return nil }
+        if fastPath.quickAcceptWhenComplete(bytes) { return [] }
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
         if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
