@@ -108,47 +108,56 @@ struct RecordWriter: Sendable {
             record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
             return
         }
-        out.append(#"{"#)
-        if options.showsFile {
-            out.append(#""file": "#); appendJSON(file, &out); out.append(", ")
+        // One copy into `out` for the whole record; the worst case escapes every byte (6×).
+        out.appendWritten(capacity: 96 + 6 * file.utf8.count + 12 * value.count) { cursor in
+            cursor.write(#"{"#)
+            if options.showsFile {
+                cursor.write(#""file": "#); cursor.writeJSON(file); cursor.write(", ")
+            }
+            cursor.write(#""record": "#)
+            cursor.writeDecimal(number)
+            cursor.write(#", "valid": true, "errors": [], "normalized": "#)
+            cursor.writeJSON(value, lowercased: false)
+            if options.includesKey {
+                cursor.write(#", "key": "#)
+                cursor.writeJSON(value, lowercased: true)
+            }
+            cursor.write("}\n")
         }
-        out.append(#""record": "#)
-        appendDecimal(number, &out)
-        out.append(#", "valid": true, "errors": [], "normalized": "#)
-        appendJSON(value, lowercased: false, &out)
-        if options.includesKey {
-            out.append(#", "key": "#)
-            appendJSON(value, lowercased: true, &out)
-        }
-        out.append("}\n")
     }
 
     // MARK: - Per-record formats
 
     private func jsonl(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
                        _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
-        out.append(#"{"#)
-        if options.showsFile {
-            out.append(#""file": "#); appendJSON(file, &out); out.append(", ")
+        var capacity = 96 + 6 * file.utf8.count + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
+        for violation in violations {
+            capacity += 48 + 6 * (violation.code.utf8.count + violation.rule.utf8.count + violation.message.utf8.count)
         }
-        out.append(#""record": "#)
-        appendDecimal(number, &out)
-        out.append(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
-        for (index, violation) in violations.enumerated() {
-            if index > 0 { out.append(", ") }
-            out.append(#"{"code": "#); appendJSON(violation.code, &out)
-            out.append(#", "rule": "#); appendJSON(violation.rule, &out)
-            out.append(#", "message": "#); appendJSON(violation.message, &out)
-            out.append(UInt8(ascii: "}"))
+        out.appendWritten(capacity: capacity) { cursor in
+            cursor.write(#"{"#)
+            if options.showsFile {
+                cursor.write(#""file": "#); cursor.writeJSON(file); cursor.write(", ")
+            }
+            cursor.write(#""record": "#)
+            cursor.writeDecimal(number)
+            cursor.write(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
+            for (index, violation) in violations.enumerated() {
+                if index > 0 { cursor.write(", ") }
+                cursor.write(#"{"code": "#); cursor.writeJSON(violation.code)
+                cursor.write(#", "rule": "#); cursor.writeJSON(violation.rule)
+                cursor.write(#", "message": "#); cursor.writeJSON(violation.message)
+                cursor.write(UInt8(ascii: "}"))
+            }
+            cursor.write(UInt8(ascii: "]"))
+            if let normalized {
+                cursor.write(#", "normalized": "#); cursor.writeJSON(normalized)
+            }
+            if let key, options.includesKey {
+                cursor.write(#", "key": "#); cursor.writeJSON(key)
+            }
+            cursor.write("}\n")
         }
-        out.append(UInt8(ascii: "]"))
-        if let normalized {
-            out.append(#", "normalized": "#); appendJSON(normalized, &out)
-        }
-        if let key, options.includesKey {
-            out.append(#", "key": "#); appendJSON(key, &out)
-        }
-        out.append("}\n")
     }
 
     private func csv(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
@@ -248,51 +257,9 @@ struct RecordWriter: Sendable {
 
 // MARK: - Byte-level escaping
 
-/// Appends a JSON string literal (RFC 8259) for `text`, copying unescaped runs in bulk.
+/// Appends a JSON string literal (RFC 8259) for `text`.
 func appendJSON(_ text: String, _ out: inout [UInt8]) {
-    var text = text
-    text.withUTF8 { appendJSON(UnsafeRawBufferPointer($0), lowercased: false, &out) }
-}
-
-/// Appends valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters
-/// lowercased. Runs that need no escape are copied whole.
-func appendJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    var runStart = 0
-    for index in 0..<bytes.count {
-        let byte = bytes[index]
-        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
-        appendRun(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]), lowercased: lowercased, &out)
-        appendEscaped(byte, &out)
-        runStart = index + 1
-    }
-    appendRun(UnsafeRawBufferPointer(rebasing: bytes[runStart...]), lowercased: lowercased, &out)
-    out.append(UInt8(ascii: "\""))
-}
-
-private func appendRun(_ run: UnsafeRawBufferPointer, lowercased: Bool, _ out: inout [UInt8]) {
-    guard !run.isEmpty else { return }
-    let start = out.count
-    out.append(bytes: run)
-    guard lowercased else { return }
-    out.withUnsafeMutableBufferPointer { buffer in
-        for index in start..<buffer.count where buffer[index] &- 0x41 < 26 { buffer[index] |= 0x20 }
-    }
-}
-
-/// Appends the JSON escape for one ASCII byte that cannot appear raw in a string literal.
-private func appendEscaped(_ byte: UInt8, _ out: inout [UInt8]) {
-    switch byte {
-    case UInt8(ascii: "\""): out.append(#"\""#)
-    case UInt8(ascii: "\\"): out.append(#"\\"#)
-    case 0x0A: out.append(#"\n"#)
-    case 0x0D: out.append(#"\r"#)
-    case 0x09: out.append(#"\t"#)
-    default:
-        out.append(#"\u00"#)
-        out.append(hexDigit(byte >> 4))
-        out.append(hexDigit(byte & 0xF))
-    }
+    out.appendWritten(capacity: 2 + 6 * text.utf8.count) { $0.writeJSON(text) }
 }
 
 /// Appends a CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
@@ -327,16 +294,78 @@ func appendQuoted(_ text: String, _ out: inout [UInt8]) {
 
 /// Appends the decimal digits of an integer.
 func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
-    guard value >= 0 else { out.append(contentsOf: String(value).utf8); return }
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end
-    withUnsafeMutableBytes(of: &digits) { buffer in
-        var rest = UInt(value), index = buffer.count
-        repeat {
-            index -= 1
-            buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-        } while rest > 0
-        out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+    out.appendWritten(capacity: 21) { $0.writeDecimal(value) }
+}
+
+/// Writes into memory reserved up front: every write is a plain store or copy, with no capacity
+/// check, so a record costs one bounds-checked append instead of one per piece. The reservation
+/// (``Swift/Array/appendWritten(capacity:_:)``) must cover the worst case.
+struct ByteCursor {
+    private(set) var next: UnsafeMutablePointer<UInt8>
+
+    mutating func write(_ byte: UInt8) {
+        next.initialize(to: byte)
+        next += 1
+    }
+
+    mutating func write(_ literal: StaticString) {
+        write(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        next.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        next += bytes.count
+    }
+
+    /// At most 21 bytes.
+    mutating func writeDecimal(_ value: Int) {
+        if value < 0 { write(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value.magnitude, index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            write(UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        }
+    }
+
+    /// A JSON string literal (RFC 8259) for `text`: at most 2 + 6 × its UTF-8 count bytes.
+    mutating func writeJSON(_ text: String) {
+        var text = text
+        text.withUTF8 { writeJSON(UnsafeRawBufferPointer($0), lowercased: false) }
+    }
+
+    /// Valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters lowercased:
+    /// at most 2 + 6 × `bytes.count` bytes.
+    mutating func writeJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool) {
+        write(UInt8(ascii: "\""))
+        for byte in bytes {
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
+                writeEscaped(byte)
+            } else {
+                write(lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte)
+            }
+        }
+        write(UInt8(ascii: "\""))
+    }
+
+    /// The JSON escape for one ASCII byte that cannot appear raw in a string literal.
+    private mutating func writeEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): write(#"\""#)
+        case UInt8(ascii: "\\"): write(#"\\"#)
+        case 0x0A: write(#"\n"#)
+        case 0x0D: write(#"\r"#)
+        case 0x09: write(#"\t"#)
+        default:
+            write(#"\u00"#)
+            write(hexDigit(byte >> 4))
+            write(hexDigit(byte & 0xF))
+        }
     }
 }
 
@@ -345,6 +374,18 @@ private func hexDigit(_ nibble: UInt8) -> UInt8 {
 }
 
 extension Array where Element == UInt8 {
+    /// Appends what `body` writes through a ``ByteCursor`` (at most `capacity` bytes), with one
+    /// copy.
+    mutating func appendWritten(capacity: Int, _ body: (inout ByteCursor) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            guard let start = buffer.baseAddress else { return }
+            var cursor = ByteCursor(next: start)
+            body(&cursor)
+            assert(cursor.next - start <= capacity, "ByteCursor wrote past its reservation")
+            append(contentsOf: UnsafeBufferPointer(start: start, count: cursor.next - start))
+        }
+    }
+
     /// Appends a literal's bytes with one copy.
     @inline(__always)
     mutating func append(_ literal: StaticString) {
