@@ -81,3 +81,17 @@ import Testing
         #expect(RulesDifferentialHarness.compare(program, request).isEmpty, "\(name)")
     }
 }
+
+extension RulesDifferentialTests {
+    /// A function declared at service scope reads the global `resource`, even when called from a
+    /// block whose wildcard is named `resource` (lexical resolution, docs/RULES-LANGUAGE.md).
+    @Test func aFunctionSeesTheGlobalResourceNotACallersWildcard() {
+        let body = GenExpr.binary(.equal, .data(afterWrite: false, key: "name"), .string("a"))
+        let program = GenProgram(function: body, blocks: [
+            GenBlock(pattern: [.literal("users"), .capture("resource")], allows: [GenAllow(methods: ["get"], condition: .call(.int(1)))], children: []),
+        ])
+        let request = NaiveRequest(method: "get", segments: ["users", "alice"], uid: nil, resource: ["name": .text("a")])
+        #expect(NaiveRulesEvaluator(program: program, request: request).allows())
+        #expect(RulesDifferentialHarness.compare(program, request).isEmpty, "\(RulesDifferentialHarness.compare(program, request))")
+    }
+}
