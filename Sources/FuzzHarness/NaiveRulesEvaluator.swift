@@ -179,8 +179,9 @@ struct NaiveRulesEvaluator {
             let value = eval(argument, scope)
             if value.isError { return value }
             guard let body = program.function else { return .error("no function f") }
-            // Lexical scope: `f` is declared at service scope, so it sees only `x` and the globals.
-            return eval(body, [("x", value)])
+            // Lexical scope: `f` sees `x`, the globals and, when declared in the root block, `database`.
+            let outer: [(String, Value)] = program.functionInRoot ? [("database", .string("(default)"))] : []
+            return eval(body, outer + [("x", value)])
         }
     }
 

@@ -61,11 +61,14 @@ struct GenBlock: Equatable, Sendable {
     var children: [GenBlock]
 }
 
-/// A generated program: optional `function f(x) { return body; }` at service scope, and the
-/// blocks inside `match /databases/{database}/documents`.
+/// A generated program: optional `function f(x) { return body; }`, and the blocks inside
+/// `match /databases/{database}/documents`.
 struct GenProgram: Equatable, Sendable {
     var function: GenExpr?
     var blocks: [GenBlock]
+    /// `f` is declared inside `match /databases/{database}/documents` (its body may read
+    /// `database`) rather than at service scope.
+    var functionInRoot = false
 
     /// Literal segments used by any pattern (the request generator reuses them).
     var literals: [String] {
@@ -102,14 +105,16 @@ struct RulesProgramGenerator {
 
     mutating func program() -> GenProgram {
         var function: GenExpr?
+        var inRoot = false
         if reader.choose(3) == 2 {
-            hasFunction = false  // the body never calls f: recursion is rejected (RL2007)
-            function = expression(depth: Self.maxDepth - 1, scope: ["x"])
+            // The body never calls f (recursion is rejected, RL2007).
+            inRoot = reader.choose(2) == 1
+            function = expression(depth: Self.maxDepth - 1, scope: inRoot ? ["x", "database"] : ["x"])
             hasFunction = true
         }
         var budget = 1 + reader.choose(Self.maxBlocks)
         let blocks = self.blocks(&budget, scope: ["database"])
-        return GenProgram(function: function, blocks: blocks)
+        return GenProgram(function: function, blocks: blocks, functionInRoot: inRoot)
     }
 
     /// Sibling blocks (at least one) spending `budget`; some get nested children.
@@ -217,8 +222,12 @@ extension GenProgram {
     /// The program as rules source text.
     var text: String {
         var out = "rules_version = '2';\nservice cloud.firestore {\n"
-        if let function { out += "  function f(x) {\n    return \(function.text);\n  }\n" }
+        func declare(_ indent: String) {
+            if let function { out += "\(indent)function f(x) {\n\(indent)  return \(function.text);\n\(indent)}\n" }
+        }
+        if !functionInRoot { declare("  ") }
         out += "  match /databases/{database}/documents {\n"
+        if functionInRoot { declare("    ") }
         for block in blocks { block.render(into: &out, indent: "    ") }
         out += "  }\n}\n"
         return out

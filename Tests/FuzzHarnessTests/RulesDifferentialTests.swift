@@ -25,7 +25,7 @@ import Testing
             }
         }
         for construct in ["=**}", "function f(x)", "f(", " in [", ".size()", " is ", " ? ", "&&", "||", "!(", "request.auth.uid",
-                          "resource.data.", "request.resource.data.", "      match /"] {
+                          "resource.data.", "request.resource.data.", "      match /", "    function f(x)"] {
             #expect(texts.contains { $0.contains(construct) }, "no generated program contains `\(construct)`")
         }
     }
@@ -91,6 +91,17 @@ extension RulesDifferentialTests {
             GenBlock(pattern: [.literal("users"), .capture("resource")], allows: [GenAllow(methods: ["get"], condition: .call(.int(1)))], children: []),
         ])
         let request = NaiveRequest(method: "get", segments: ["users", "alice"], uid: nil, resource: ["name": .text("a")])
+        #expect(NaiveRulesEvaluator(program: program, request: request).allows())
+        #expect(RulesDifferentialHarness.compare(program, request).isEmpty, "\(RulesDifferentialHarness.compare(program, request))")
+    }
+
+    /// A function declared in the root block sees its `database`, not a deeper wildcard of that name.
+    @Test func aFunctionInTheRootBlockSeesItsOwnDatabaseWildcard() {
+        let body = GenExpr.binary(.equal, .variable("database"), .string("(default)"))
+        let program = GenProgram(function: body, blocks: [
+            GenBlock(pattern: [.literal("users"), .capture("database")], allows: [GenAllow(methods: ["get"], condition: .call(.int(1)))], children: []),
+        ], functionInRoot: true)
+        let request = NaiveRequest(method: "get", segments: ["users", "alice"], uid: nil)
         #expect(NaiveRulesEvaluator(program: program, request: request).allows())
         #expect(RulesDifferentialHarness.compare(program, request).isEmpty, "\(RulesDifferentialHarness.compare(program, request))")
     }
