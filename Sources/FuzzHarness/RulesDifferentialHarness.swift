@@ -17,7 +17,7 @@ public enum RulesDifferentialHarness {
     @Sendable public static func run(_ input: UnsafeRawBufferPointer) -> [FuzzFinding] {
         var generator = RulesProgramGenerator(ByteReader(input))
         let program = generator.program()
-        let request = NaiveRequest.generate(&generator.reader, literals: program.literals)
+        let request = NaiveRequest.generate(&generator.reader, for: program)
         return compare(program, request)
     }
 
@@ -51,13 +51,32 @@ extension NaiveRequest {
     static let texts = ["alice", "bob", "", "é"]
     static let numbers: [Int64] = [0, 1, 5, -1, 9_223_372_036_854_775_807]
 
-    /// Decodes a request whose path reuses the program's literal segments.
-    static func generate(_ reader: inout ByteReader, literals: [String]) -> NaiveRequest {
+    /// Decodes a request for `program`: usually a path that follows one branch of its match tree
+    /// (literals as written, wildcards filled with words), otherwise 0–4 segments drawn from its
+    /// literals, other words, the empty segment and raw bytes.
+    static func generate(_ reader: inout ByteReader, for program: GenProgram) -> NaiveRequest {
         let flags = reader.byte()
         let method = methods[reader.choose(methods.count)]
-        let vocabulary = literals + words
-        let segments = (0..<reader.choose(5)).map { _ in
+        let vocabulary = program.literals + words
+        func word() -> String {
             reader.choose(8) == 7 ? reader.pick([], excluding: UInt8(ascii: "/")) : vocabulary[reader.choose(vocabulary.count)]
+        }
+        var segments: [String] = []
+        if reader.choose(4) == 3 {
+            segments = (0..<reader.choose(5)).map { _ in word() }
+        } else {
+            var blocks = program.blocks
+            while !blocks.isEmpty {
+                let block = blocks[reader.choose(blocks.count)]
+                for segment in block.pattern {
+                    switch segment {
+                    case .literal(let text): segments.append(text)
+                    case .capture: segments.append(word())
+                    case .rest: segments += (0..<reader.choose(3)).map { _ in word() }
+                    }
+                }
+                blocks = reader.choose(2) == 1 ? block.children : []
+            }
         }
         var uid: String?
         if flags & 1 != 0 {

@@ -157,7 +157,7 @@ struct RulesProgramGenerator {
             let method = Self.methods[reader.choose(Self.methods.count)]
             if !methods.contains(method) { methods.append(method) }
         }
-        let condition: GenExpr? = reader.choose(10) == 9 ? nil : boolean(depth: Self.maxDepth, scope: scope)
+        let condition: GenExpr? = reader.choose(10) == 9 ? nil : boolean(depth: 1 + reader.choose(Self.maxDepth), scope: scope)
         return GenAllow(methods: methods, condition: condition)
     }
 

@@ -15,15 +15,22 @@ import Testing
         }
     }
 
-    /// Fuzz bytes decode to programs that use the whole generator: nesting, `=**`, functions.
+    /// Fuzz bytes decode to programs that use the whole generator (nesting, `=**`, functions) and
+    /// to requests that are granted as well as denied.
     @Test func generatorReachesEveryConstruct() async {
         var texts: [String] = []
+        var grants = 0
         await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...160)) { bytes in
             bytes.withUnsafeBytes { buffer in
                 var generator = RulesProgramGenerator(ByteReader(buffer))
-                texts.append(generator.program().text)
+                let program = generator.program()
+                texts.append(program.text)
+                let request = NaiveRequest.generate(&generator.reader, for: program)
+                if NaiveRulesEvaluator(program: program, request: request).allows() { grants += 1 }
             }
         }
+        // Both decisions are common, so agreeing means something.
+        #expect(grants >= 40 && grants <= 460, "\(grants) of 500 generated requests granted")
         for construct in ["=**}", "function f(x)", "f(", " in [", ".size()", " is ", " ? ", "&&", "||", "!(", "request.auth.uid",
                           "resource.data.", "request.resource.data.", "      match /", "    function f(x)"] {
             #expect(texts.contains { $0.contains(construct) }, "no generated program contains `\(construct)`")
