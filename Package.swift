@@ -100,7 +100,9 @@ let package = Package(
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate"]),
-        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "FuzzHarnessTests", dependencies: [
+            "FuzzHarness", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
             "FieldValidation", "Diagnostics", "Patterns",
             .product(name: "PropertyBased", package: "swift-property-based"),

@@ -22,7 +22,7 @@ public enum FuzzTargets {
         "FuzzPassword": PasswordHarness.run,
         "FuzzRulePack": RulePackHarness.run,
         "FuzzRulesParser": RulesParserHarness.run,
-        "FuzzRulesEval": RulesEvalHarness.run,
+        "FuzzRulesEval": RulesEvalTarget.run,
         "FuzzRecordReader": RecordReaderHarness.run,
     ]
 }

@@ -1,7 +1,8 @@
-// libFuzzer target for RulesEvalHarness (a no-op executable in a normal build; see scripts/fuzz).
+// libFuzzer target for RulesEvalTarget: the app-rules harness or the generated-rules differential
+// (a no-op executable in a normal build; see scripts/fuzz).
 import FuzzHarness
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    runFuzzInput(data, size, RulesEvalHarness.run)
+    runFuzzInput(data, size, RulesEvalTarget.run)
 }

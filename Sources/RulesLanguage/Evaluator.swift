@@ -403,6 +403,13 @@ final class Evaluator {
         return try Builtins.global(name, args, span)
     }
 
+    /// The wildcard bindings a function's body sees: those of the blocks around its declaration.
+    func lexicalBindings(_ function: CompiledFunction) -> [(String, Value)] {
+        // INVARIANT: the function is visible where it is called, so the blocks around its
+        // declaration enclose the matched block and their bindings are a prefix of `bindings`.
+        Array(bindings.prefix(function.visibleBindings))
+    }
+
     func evalArguments(_ arguments: [Expr]) throws(EvaluationError) -> [Value] {
         var values: [Value] = []
         values.reserveCapacity(arguments.count)
@@ -421,14 +428,17 @@ final class Evaluator {
         }
         let savedFrame = frame
         let savedScope = scope
+        let savedBindings = bindings
         callDepth += 1
         defer {
             frame = savedFrame
             scope = savedScope
+            bindings = savedBindings
             callDepth -= 1
         }
         frame = Array(zip(declaration.parameters, args))
         scope = function.scope
+        bindings = lexicalBindings(function)
         for binding in declaration.lets {
             frame.append((binding.name, try eval(binding.value)))
         }

@@ -64,11 +64,12 @@ extension Evaluator {
                 guard case .success(let value) = result(argument) else { return describe(expr) }
                 args.append(value)
             }
-            let savedFrame = frame, savedScope = scope
+            let savedFrame = frame, savedScope = scope, savedBindings = bindings
             callDepth += 1
-            defer { frame = savedFrame; scope = savedScope; callDepth -= 1 }
+            defer { frame = savedFrame; scope = savedScope; bindings = savedBindings; callDepth -= 1 }
             frame = Array(zip(declaration.parameters, args))
             scope = function.scope
+            bindings = lexicalBindings(function)
             for binding in declaration.lets {
                 switch result(binding.value) {
                 case .success(let value): frame.append((binding.name, value))

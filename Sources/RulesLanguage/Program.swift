@@ -89,6 +89,10 @@ final class CompiledBlock: Sendable {
 struct CompiledFunction: Sendable {
     let declaration: FunctionDecl
     let scope: Int
+    /// How many wildcard bindings its body sees: those of the blocks enclosing its declaration
+    /// (outermost first, a prefix of the caller's bindings). Names resolve lexically, so a
+    /// function never sees the wildcards of the block it is called from.
+    let visibleBindings: Int
 }
 
 /// The shared, immutable contents of a ``Program`` (one reference to retain per copy).
@@ -111,25 +115,27 @@ final class ProgramCore: Sendable {
         self.regex = regex
         var functions: [CompiledFunction] = []
         var scopes: [[String: Int]] = []
-        func makeScope(parent: Int?, declarations: [FunctionDecl]) -> Int {
+        func makeScope(parent: Int?, declarations: [FunctionDecl], wildcards: Int) -> Int {
             var visible = parent.map { scopes[$0] } ?? [:]
             let index = scopes.count
             for declaration in declarations {
                 visible[declaration.name] = functions.count
-                functions.append(CompiledFunction(declaration: declaration, scope: index))
+                functions.append(CompiledFunction(declaration: declaration, scope: index, visibleBindings: wildcards))
             }
             scopes.append(visible)
             return index
         }
-        let global = makeScope(parent: nil, declarations: file.functions)
-        let serviceScope = makeScope(parent: global, declarations: service.functions)
-        func build(_ block: MatchBlock, parentScope: Int, prefix: String) -> CompiledBlock {
-            let scope = makeScope(parent: parentScope, declarations: block.functions)
+        let global = makeScope(parent: nil, declarations: file.functions, wildcards: 0)
+        let serviceScope = makeScope(parent: global, declarations: service.functions, wildcards: 0)
+        func build(_ block: MatchBlock, parentScope: Int, prefix: String, outerWildcards: Int) -> CompiledBlock {
+            // Matching pushes one binding per wildcard segment, outermost block first.
+            let wildcards = outerWildcards + block.pattern.filter { if case .literal = $0 { false } else { true } }.count
+            let scope = makeScope(parent: parentScope, declarations: block.functions, wildcards: wildcards)
             let full = prefix + block.patternText
-            let children = block.matches.map { build($0, parentScope: scope, prefix: full) }
+            let children = block.matches.map { build($0, parentScope: scope, prefix: full, outerWildcards: wildcards) }
             return CompiledBlock(pattern: block.pattern, allows: block.allows, children: children, scope: scope, fullPattern: full)
         }
-        self.roots = service.matches.map { build($0, parentScope: serviceScope, prefix: "") }
+        self.roots = service.matches.map { build($0, parentScope: serviceScope, prefix: "", outerWildcards: 0) }
         self.functions = functions
         self.scopes = scopes
     }

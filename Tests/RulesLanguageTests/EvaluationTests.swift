@@ -128,6 +128,22 @@ struct MocksOnly: DocumentLookup {
         #expect(program.evaluate(firestoreRequest("/a/b", .get)).allowed)
     }
 
+    @Test func wildcardNamesResolveLexicallyInFunctions() throws {
+        // Found by the generated-rules differential (FuzzRulesEval): a service-level function
+        // read the caller's wildcard `resource` (the string `b`) instead of the global `resource`.
+        // `inner()` is declared inside `/a/{id}`, so it sees `id`; `outer()` does not see `{resource}`.
+        let program = try #require(compileOrFail(firestoreRules("""
+        match /a/{id} {
+          function inner() { return id == 'x'; }
+          match /{resource} {
+            allow read: if outer() && inner() && resource == 'b';
+          }
+        }
+        """, functions: "function outer() { return resource.data.name == 'n'; }")))
+        let decision = program.evaluate(firestoreRequest("/a/x/b", .get, resource: ["name": .string("n")]))
+        #expect(decision.allowed, "\(decision.explanation(in: program.source))")
+    }
+
     @Test func globalScopeFunctions() throws {
         let source = "rules_version = '2';\nfunction yes() { return true; }\n" + firestoreRules("match /a/{id} { allow read: if yes(); }", version: nil)
         let program = try #require(compileOrFail(source))
