@@ -76,6 +76,10 @@ final class DisplayNameFastPath: @unchecked Sendable {
     private let probes: UnsafeMutableBufferPointer<Probe>
     /// How many entries of `probes` are initialized (its capacity is at least 1, even for none).
     private let probeCount: Int
+    /// The probes ``quickAccept(_:)`` needs: a canonical list is skipped when a look-alike list
+    /// holds the look-alike key of each of its keys, since the look-alike key of a canonically
+    /// listed name is then look-alike listed too (`lookalike(x) == lookalike(canonical(x))`).
+    private let quickProbes: UInt64
     private let tables: [ByteKeyTable]
     /// When every rule is a pattern, length or list rule and a valid ASCII name can be accepted
     /// by the scan alone: the tightest length bounds.
@@ -95,6 +99,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
         var violations: [Violation?] = []
         var probes: [Probe] = []
+        var lists: [KeyList] = []
         var tables: [ByteKeyTable] = []
         var minLength = 0, maxLength = Int.max
         /// The violation the real rule reports for `sample`, so both paths agree exactly.
@@ -124,6 +129,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 violations.append(nil)
             case let .list(list):
                 tables.append(list.table)
+                lists.append(list)
                 probes.append(Self.probe(for: list))
                 listRules.append(ListRule(index: index, probe: probes.count - 1))
                 violations.append(rule.staticViolation)
@@ -150,6 +156,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
         self.tables = tables
         self.probes = .allocate(capacity: Swift.max(1, probes.count))
         self.probeCount = self.probes.initialize(from: probes).index
+        self.quickProbes = lists.indices.reduce(0) { mask, index in
+            let implied = lists[index].kind == .canonical && lists.contains { other in
+                other.kind == .lookalike && lists[index].entries.allSatisfy { other.entries.contains(Keys.lookalike($0)) }
+            }
+            return implied || index >= 64 ? mask : mask | 1 << UInt64(index)
+        }
         self.minLength = minLength
         self.maxLength = maxLength
     }
@@ -244,7 +256,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
             previous = kind
         }
         guard every & 1 == 1, neighbours & 2 == 0, previous != 3 else { return false }
-        for index in 0..<probeCount where listed(input, count, probes[index]) { return false }
+        var remaining = quickProbes
+        while remaining != 0 {
+            let index = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
+            if listed(input, count, probes[index]) { return false }
+        }
         return true
     }
 
