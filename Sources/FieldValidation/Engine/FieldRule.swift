@@ -34,6 +34,16 @@ public struct FieldInput: Sendable {
         subjects.first { $0.name == name }?.value
     }
 
+    /// An input with its subjects in order (names are unique).
+    init(field: Field, raw: String, subjectList: [(name: String, value: String)], asciiOnly: Bool) {
+        self.field = field
+        self.raw = raw
+        self.subjects = subjectList
+        self.context = .none
+        self.appName = nil
+        self.asciiOnly = asciiOnly
+    }
+
     /// An input whose only subject is `value` (display names).
     init(field: Field, value: String, appName: String?) {
         self.field = field

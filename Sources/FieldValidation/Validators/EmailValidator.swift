@@ -16,8 +16,13 @@ import IDNA
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
 /// when the local part is not ASCII.
+/// Speed: ``EmailFastPath`` proves in one pass over the bytes which rules an address cannot
+/// violate; only the others run, so a valid ASCII address costs one scan and its normalized
+/// string. Domains that need IDNA are decided once each (``DomainMemo``). Packs that change the
+/// rules' semantics go rule by rule.
 public struct EmailValidator: Sendable {
     let rules: CompiledRuleSet
+    let fastPath: EmailFastPath?
     /// Whether the local part must be ASCII (no SMTPUTF8). Internationalized domains are still
     /// accepted; their ASCII form is in ``ValidationResult/asciiForm``.
     public let asciiOnly: Bool
@@ -31,6 +36,7 @@ public struct EmailValidator: Sendable {
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, asciiOnly: Bool = false, rules: [any FieldRule] = []) throws(RulePackError) {
         self.rules = try CompiledRuleSet.compile(packs, field: .email, library: EmailRules.all + rules)
+        self.fastPath = EmailFastPath(self.rules)
         self.asciiOnly = asciiOnly
     }
 
@@ -39,9 +45,20 @@ public struct EmailValidator: Sendable {
     /// - Returns: every violation in pack order; when valid, the normalized address and,
     ///   for ASCII local parts, the all-ASCII form.
     public func validate(_ address: String) -> ValidationResult {
+        var copy = address
+        return copy.withUTF8 { validate(bytes: $0, address: address) }
+    }
+
+    /// Validates an address given as UTF-8 bytes (valid UTF-8, checked by the caller).
+    public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
+        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil)
+    }
+
+    /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
+    func validateRuleByRule(_ address: String, skipping proven: UInt64 = 0) -> ValidationResult {
         let parts = EmailParts(address)
-        let input = FieldInput(field: .email, raw: address, subjects: parts.subjects, asciiOnly: asciiOnly)
-        let violations = rules.evaluate(input)
+        let input = FieldInput(field: .email, raw: address, subjectList: parts.subjects, asciiOnly: asciiOnly)
+        let violations = rules.evaluate(input) { proven & (1 << UInt64($0)) != 0 }
         guard violations.isEmpty, let local = parts.localPart, let ascii = parts.asciiDomain else {
             return ValidationResult(violations: violations)
         }
@@ -51,27 +68,40 @@ public struct EmailValidator: Sendable {
             asciiForm: local.utf8.allSatisfy { $0 < 0x80 } ? local + "@" + ascii : nil)
     }
 
-    /// Validates an address given as UTF-8 bytes (valid UTF-8, checked by the caller).
-    public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
-        validate(String(decoding: bytes, as: UTF8.self))
+    /// The fast path when there is one, else (and for what it cannot prove) rule by rule.
+    /// `address` is the string form of `bytes` when the caller has it.
+    private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?) -> ValidationResult {
+        guard let fastPath else { return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self)) }
+        let scan = fastPath.scan(bytes)
+        if scan.proven == fastPath.allRules, let at = scan.at { return EmailFastPath.accepted(bytes, at: at) }
+        if let result = fastPath.memoized(bytes, scan: scan, validate: { validateRuleByRule($0) }) { return result }
+        return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self), skipping: scan.proven)
     }
 }
 
 /// An address split at its only `@`-sign, with the derived subjects.
 struct EmailParts {
-    var subjects: [String: String] = [:]
+    var subjects: [(name: String, value: String)]
     var localPart: String?
     var asciiDomain: String?
 
     init(_ address: String) {
-        subjects["address"] = address
-        let ats = address.unicodeScalars.indices.filter { address.unicodeScalars[$0] == "@" }
-        guard ats.count == 1, let at = ats.first else { return }
-        let local = Keys.nfc(String(address.unicodeScalars[..<at]))
+        subjects = [("address", address)]
+        // `@` is ASCII: counting bytes counts scalars, and its index is a scalar boundary.
+        var ats = 0
+        var at = address.utf8.startIndex
+        for index in address.utf8.indices where address.utf8[index] == UInt8(ascii: "@") {
+            ats += 1
+            at = index
+        }
+        guard ats == 1 else { return }
+        let rawLocal = String(address.unicodeScalars[..<at])
+        // ASCII is its own NFC form.
+        let local = rawLocal.utf8.allSatisfy { $0 < 0x80 } ? rawLocal : Keys.nfc(rawLocal)
         let domain = String(address.unicodeScalars[address.unicodeScalars.index(after: at)...])
         localPart = local
-        subjects["local-part"] = local
-        subjects["domain"] = domain
+        subjects.append(("local-part", local))
+        subjects.append(("domain", domain))
         guard !domain.isEmpty else { return }
         if domain.utf8.allSatisfy({ $0 < 0x80 }) {
             asciiDomain = Keys.canonical(domain)
@@ -79,8 +109,8 @@ struct EmailParts {
             asciiDomain = try? IDNA.toASCII(domain)
         }
         if let asciiDomain {
-            subjects["ascii-domain"] = asciiDomain
-            subjects["ascii-address"] = local + "@" + asciiDomain
+            subjects.append(("ascii-domain", asciiDomain))
+            subjects.append(("ascii-address", local + "@" + asciiDomain))
         }
     }
 }
@@ -92,7 +122,7 @@ enum EmailRules {
             unsafeCharacters(input.raw).map { ["characters": $0] }
         },
         ClosureFieldRule(name: "email.one-at-sign") { input in
-            let count = input.raw.unicodeScalars.filter { $0 == "@" }.count
+            let count = input.raw.utf8.reduce(0) { $1 == UInt8(ascii: "@") ? $0 + 1 : $0 }
             return count == 1 ? nil : ["count": String(count)]
         },
         ClosureFieldRule(name: "email.ascii-only") { input in
@@ -111,6 +141,8 @@ enum EmailRules {
     /// ASCII space, which is never allowed unquoted) and a combining mark at the start of either
     /// part (it would combine with whatever precedes the address).
     static func unsafeCharacters(_ address: String) -> String? {
+        // In ASCII only C0 controls, SPACE and DEL are unsafe: skip the category lookups.
+        if address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return nil }
         var bad: [Unicode.Scalar] = []
         var atStart = true
         for scalar in address.unicodeScalars {
