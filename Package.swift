@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -44,9 +43,7 @@ let package = Package(
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "Patterns"]),
-        .target(name: "Availability", dependencies: [
-            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-        ]),
+        .target(name: "Availability"),
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
