@@ -12,8 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
-NAMES=corpus/generated/display-names.txt
-EMAILS=corpus/generated/emails.txt
+NAMES=${NAMES:-corpus/generated/display-names.txt}
+EMAILS=${EMAILS:-corpus/generated/emails.txt}
 PATTERN='^(?!\.)(?!.*\.\.)(?!.*\.$)[A-Za-z0-9._]{3,30}$'
 export LC_ALL=C.UTF-8
 
@@ -25,29 +25,27 @@ ENGINE=.build/release/batch-engine-bench
 python3 -c 'import email_validator' 2>/dev/null || python3 -m pip install -q email-validator >&2 \
     || python3 -m pip install -q --break-system-packages email-validator >&2
 
-# best_of CMD...: prints the best wall-clock seconds of $RUNS runs. Output goes to a scratch
-# file, not /dev/null: GNU grep stops at the first match when its output is /dev/null.
+# best_of CMD...: sets WALL to the best wall-clock seconds of $RUNS runs and CPU to that run's
+# CPU seconds (user + system); no subshell, so the EXIT trap's cleanup runs only once. Output goes to a scratch file, not /dev/null: GNU grep stops at
+# the first match when its output is /dev/null.
 SCRATCH=$(mktemp)
-trap 'rm -f "$SCRATCH"' EXIT
+TIMES=$(mktemp)
+trap 'rm -f "$SCRATCH" "$TIMES"' EXIT
 best_of() {
-    local best="" start end elapsed
+    local best="" cpu="" wall used
     for _ in $(seq "$RUNS"); do
-        start=$(date +%s.%N)
-        "$@" > "$SCRATCH" 2>&1 || true
-        end=$(date +%s.%N)
-        elapsed=$(echo "$end - $start" | bc -l)
-        if [[ -z $best ]] || (( $(echo "$elapsed < $best" | bc -l) )); then best=$elapsed; fi
+        /usr/bin/time -f "%e %U %S" -o "$TIMES" "$@" > "$SCRATCH" 2>/dev/null || true
+        wall=$(cut -d' ' -f1 "$TIMES" | tail -n 1)
+        used=$(awk 'END {print $2 + $3}' "$TIMES")
+        if [[ -z $best ]] || (( $(echo "$wall < $best" | bc -l) )); then best=$wall; cpu=$used; fi
     done
-    printf '%.3f' "$best"
+    WALL=$(printf '%.2f' "$best")
+    CPU=$(printf '%.2f' "$cpu")
 }
 
-grep_count() { grep -cP "$PATTERN" "$NAMES"; }
-validate_summary() { "$VALIDATE" display-name --quiet --format summary "$NAMES"; }
-validate_jsonl() { "$VALIDATE" display-name --quiet --format jsonl "$NAMES"; }
-engine_summary() { "$ENGINE" "$NAMES" summary; }
-validate_email() { "$VALIDATE" email --quiet --format summary "$EMAILS"; }
-python_email() {
-    python3 - "$EMAILS" <<'PY'
+PYTHON_EMAIL=$(mktemp --suffix=.py)
+trap 'rm -f "$SCRATCH" "$TIMES" "$PYTHON_EMAIL"' EXIT
+cat > "$PYTHON_EMAIL" <<'PY'
 import sys
 from email_validator import validate_email, EmailNotValidError
 valid = invalid = 0
@@ -60,26 +58,26 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
             invalid += 1
 print(valid, invalid)
 PY
-}
 
 echo "machine: $(nproc) cores, $(uname -r); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "inputs: $(wc -l < "$NAMES") display names ($(stat -c %s "$NAMES") bytes), $(wc -l < "$EMAILS") emails"
-echo "checks: grep valid=$(grep_count); validate: $("$VALIDATE" display-name --quiet --format summary-json "$NAMES" | cut -c1-60)"
+echo "checks: grep valid=$(grep -cP "$PATTERN" "$NAMES"); validate: $("$VALIDATE" display-name --quiet --format summary-json "$NAMES" | cut -c1-60)"
 
-t_grep=$(best_of grep_count)
-t_summary=$(best_of validate_summary)
-t_jsonl=$(best_of validate_jsonl)
-t_engine=$(best_of engine_summary)
-t_email=$(best_of validate_email)
-t_python=$(RUNS=1; best_of python_email)
+best_of grep -cP "$PATTERN" "$NAMES"; t_grep=$WALL c_grep=$CPU
+best_of "$VALIDATE" display-name --quiet --format summary "$NAMES"; t_summary=$WALL c_summary=$CPU
+best_of "$VALIDATE" display-name --quiet --format jsonl "$NAMES"; t_jsonl=$WALL c_jsonl=$CPU
+best_of "$ENGINE" "$NAMES" summary; t_engine=$WALL c_engine=$CPU
+best_of "$VALIDATE" email --quiet --format summary "$EMAILS"; t_email=$WALL c_email=$CPU
+RUNS=1 best_of python3 "$PYTHON_EMAIL" "$EMAILS"; t_python=$WALL c_python=$CPU
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
-printf '%-46s %8ss\n' "grep -cP (display names)" "$t_grep"
-printf '%-46s %8ss  %sx grep (target >= 2)\n' "validate display-name --format summary" "$t_summary" "$(ratio "$t_grep" "$t_summary")"
-printf '%-46s %8ss  %sx grep (target >= 1)\n' "validate display-name --format jsonl" "$t_jsonl" "$(ratio "$t_grep" "$t_jsonl")"
-printf '%-46s %8ss  %sx grep (engine alone, one PCRE2 match per record)\n' "batch-engine-bench summary (same pattern)" "$t_engine" "$(ratio "$t_grep" "$t_engine")"
-printf '%-46s %8ss\n' "python email-validator (1 run)" "$t_python"
-printf '%-46s %8ss  %sx email-validator (target >= 100)\n' "validate email --format summary" "$t_email" "$(ratio "$t_python" "$t_email")"
+row() { printf '%-44s %7ss wall %7ss cpu  %s\n' "$1" "$2" "$3" "$4"; }
+row "grep -cP (display names)" "$t_grep" "$c_grep" ""
+row "validate display-name --format summary" "$t_summary" "$c_summary" "$(ratio "$t_grep" "$t_summary")x grep (target >= 2)"
+row "validate display-name --format jsonl" "$t_jsonl" "$c_jsonl" "$(ratio "$t_grep" "$t_jsonl")x grep (target >= 1)"
+row "batch-engine-bench summary (same pattern)" "$t_engine" "$c_engine" "$(ratio "$t_grep" "$t_engine")x grep (engine alone, one PCRE2 match per record)"
+row "python email-validator (1 run)" "$t_python" "$c_python" ""
+row "validate email --format summary" "$t_email" "$c_email" "$(ratio "$t_python" "$t_email")x email-validator (target >= 100)"
 
 rss=$( { /usr/bin/time -v "$VALIDATE" display-name --quiet --format summary "$NAMES" > /dev/null || true; } 2>&1 | awk -F': ' '/Maximum resident/ {print $2}')
 echo "peak RSS, display-name summary over $(stat -c %s "$NAMES") bytes: $((rss / 1024)) MiB"
