@@ -36,13 +36,18 @@ public struct DisplayNameValidator: Sendable {
     /// - Returns: every violation in pack order; when valid, the name as `normalized` and its
     ///   canonical key as `key`.
     public func validate(_ name: String) -> ValidationResult {
-        var copy = name
-        return copy.withUTF8 { utf8 in
-            let bytes = UnsafeRawBufferPointer(utf8)
-            let violations = fastViolations(bytes, name: name) ?? evaluateAll(name)
-            guard violations.isEmpty else { return ValidationResult(violations: violations) }
-            return ValidationResult(violations: [], normalized: name, key: Keys.canonical(bytes, original: name))
+        // Native strings lend their storage without the copy-on-write dance of `withUTF8`.
+        if let result = name.utf8.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0), name) }) {
+            return result
         }
+        var copy = name
+        return copy.withUTF8 { validate(UnsafeRawBufferPointer($0), name) }
+    }
+
+    private func validate(_ bytes: UnsafeRawBufferPointer, _ name: String) -> ValidationResult {
+        let violations = fastViolations(bytes, name: name) ?? evaluateAll(name)
+        guard violations.isEmpty else { return ValidationResult(violations: violations) }
+        return ValidationResult(violations: [], normalized: name, key: Keys.canonical(bytes, original: name))
     }
 
     /// Validates a display name given as UTF-8 bytes (the batch CLI's entry point).
