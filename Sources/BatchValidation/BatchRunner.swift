@@ -73,7 +73,7 @@ public struct BatchReport: Sendable {
 /// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
 /// the results in input order, with exactly one output record per input record.
 ///
-/// Memory stays bounded: at most two batches of `4 × jobs` chunks (each about 128 KiB of input
+/// Memory stays bounded: at most two batches of `8 × jobs` chunks (each about 128 KiB of input
 /// plus at most one record, and ≤ 16384 records) and their output are held at once.
 public final class BatchRunner {
     private let configuration: BatchConfiguration
@@ -150,7 +150,7 @@ public final class BatchRunner {
 
         let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
         defer { progress?.finish() }
-        let batchSize = configuration.jobs * 4
+        let batchSize = configuration.jobs * 8
         let context = ChunkContext(file: file.name, decoder: decoder, checker: checker, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         var tally = Tally()
@@ -204,9 +204,12 @@ private final class InFlightBatch {
         let slots = ResultSlots(count: chunks.count)
         self.slots = slots
         let workers = max(1, min(jobs, chunks.count))
+        let dispenser = ChunkDispenser(count: chunks.count)
         DispatchQueue.global().async(group: group) {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                for index in stride(from: worker, to: chunks.count, by: workers) {
+            // Each worker takes the next unchecked chunk, so a worker that loses its core for
+            // a while (this thread frames and writes beside them) does not hold the batch up.
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while let index = dispenser.next() {
                     slots.store(context.process(chunks[index], output: outputs[index]), at: index)
                 }
             }
@@ -300,6 +303,32 @@ struct ChunkContext: Sendable {
             }
         }
         return result
+    }
+}
+
+/// Hands out the indices `0..<count` once each, in order, to concurrent workers.
+private final class ChunkDispenser: @unchecked Sendable {
+    // INVARIANT: `nextIndex` is read and written only with `mutex` held.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var nextIndex = 0
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func next() -> Int? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard nextIndex < count else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
     }
 }
 
