@@ -73,8 +73,9 @@ public struct BatchReport: Sendable {
 /// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
 /// the results in input order, with exactly one output record per input record.
 ///
-/// Memory stays bounded: at most two batches of `8 × jobs` chunks (each about 128 KiB of input
-/// plus at most one record, and ≤ 16384 records) and their output are held at once.
+/// Memory stays bounded: at most two batches of chunks are held at once, with their output —
+/// `8 × jobs` chunks per batch for summaries, `4 × jobs` when every record is written — each
+/// chunk about 128 KiB of input plus at most one record, and ≤ 16384 records.
 public final class BatchRunner {
     private let configuration: BatchConfiguration
     private let checker: any FieldChecker
@@ -150,7 +151,9 @@ public final class BatchRunner {
 
         let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
         defer { progress?.finish() }
-        let batchSize = configuration.jobs * 8
+        // Per-record output makes a chunk's result about as large as its input (JSONL more), so
+        // those formats keep fewer chunks in flight; summaries carry no output per chunk.
+        let batchSize = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
         let context = ChunkContext(file: file.name, decoder: decoder, checker: checker, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         var tally = Tally()
