@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
-        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation"],
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
@@ -101,7 +101,7 @@ let package = Package(
             "FuzzHarness", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
-            "FieldValidation", "Diagnostics", "Patterns",
+            "FieldValidation", "Diagnostics", "Patterns", "CorpusGeneration",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
         ]),

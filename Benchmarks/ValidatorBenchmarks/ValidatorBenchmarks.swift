@@ -6,6 +6,7 @@
 //     taskset -c 1 .build/release/ValidatorBenchmarks [--count N] [--rounds R]
 //
 // Inputs are generated from a fixed seed: a mix of valid and invalid values of realistic length.
+import CorpusGeneration
 import FieldValidation
 import Foundation
 
@@ -20,7 +21,7 @@ struct ValidatorBenchmarks {
         let count = option("--count", default: 1_000_000)
         let rounds = option("--rounds", default: 5)
         let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let names = (0..<count).map { _ in generator.displayName() }
         let emails = (0..<count).map { _ in generator.email() }
         let passwords = (0..<count / 5).map { _ in generator.password() }
@@ -83,18 +84,9 @@ struct ValidatorBenchmarks {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so every run sees the same inputs.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The benchmark's inputs, drawn from CorpusGeneration's fixed-seed generator (SplitMix64) so
+/// every run sees the same inputs.
+extension SeededRandom {
     static let nameCharacters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._")
     static let noise = Array(" -!é@")
 

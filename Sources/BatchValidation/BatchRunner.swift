@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import FieldValidation
 import Patterns
 
 /// Everything that shapes one batch run, apart from the checker and the inputs.

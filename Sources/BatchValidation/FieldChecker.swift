@@ -1,21 +1,10 @@
 import FieldValidation
 
-/// Context a password check needs: who the account is and which app it is for.
-public struct RecordContext: Sendable, Hashable {
-    /// The account's username, if known.
-    public var username: String?
-    /// The account's email address, if known.
-    public var email: String?
-    /// The app's name, if known.
-    public var appName: String?
+/// Context a password check needs: who the account is and which app it is for (the
+/// validators' own ``PasswordContext``, so checkers pass it on as it is).
+public typealias RecordContext = PasswordContext
 
-    /// Creates a context; every part is optional.
-    public init(username: String? = nil, email: String? = nil, appName: String? = nil) {
-        self.username = username
-        self.email = email
-        self.appName = appName
-    }
-
+extension RecordContext {
     /// This context with every missing part taken from `fallback`.
     func filled(from fallback: RecordContext) -> RecordContext {
         RecordContext(username: username ?? fallback.username, email: email ?? fallback.email,

@@ -68,8 +68,7 @@ struct PasswordChecker: FieldChecker {
     let validator: PasswordValidator
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
-        let passwordContext = PasswordContext(username: context.username, email: context.email, appName: context.appName)
-        let result = validator.validate(utf8: value, context: passwordContext)
+        let result = validator.validate(utf8: value, context: context)
         return FieldOutcome(violations: result.violations)
     }
 }

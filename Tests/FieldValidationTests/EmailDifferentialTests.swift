@@ -1,5 +1,6 @@
 @testable import FieldValidation
 import Foundation
+import CorpusGeneration
 import Diagnostics
 import Testing
 
@@ -82,7 +83,7 @@ import Testing
 
     /// Deterministic addresses built from pieces that hit every rule, valid ones included.
     static func generate(count: Int) -> [String] {
-        var random = SplitMix64(seed: 0x5EED_E7A1)
+        var random = SeededRandom(seed: 0x5EED_E7A1)
         let localPieces = ["john", "Jane", "a", "x1", ".", "..", "+tag", "-", "_", "!", "#", "~", "é", "ü", "用户",
                            "\"", " ", "\u{200B}", "(", ")", ",", ";", "<", ">", "[", "\\", "\u{301}", "ｕ", "😀",
                            "\u{0}", "\n", "\u{202E}", "\u{A0}", String(repeating: "a", count: 40), String(repeating: "é", count: 20),
@@ -94,30 +95,15 @@ import Testing
         var out: [String] = []
         for _ in 0..<count {
             var local = ""
-            for _ in 0..<random.next(in: 1...3) { local += localPieces[random.next(in: 0...(localPieces.count - 1))] }
-            if random.next(in: 0...2) > 0 { local = ["user", "first.last", "a+b", "ñandú"][random.next(in: 0...3)] }
+            for _ in 0..<random.int(in: 1...3) { local += localPieces[random.int(in: 0...(localPieces.count - 1))] }
+            if random.int(in: 0...2) > 0 { local = ["user", "first.last", "a+b", "ñandú"][random.int(in: 0...3)] }
             var domainLabels: [String] = []
-            for _ in 0..<random.next(in: 1...4) { domainLabels.append(labels[random.next(in: 0...(labels.count - 1))]) }
-            if random.next(in: 0...2) > 0 { domainLabels = [labels[random.next(in: 0...3)], ["com", "org", "example", "de"][random.next(in: 0...3)]] }
-            let separator = ["@", "@", "@", "@", "", "@@"][random.next(in: 0...5)]
+            for _ in 0..<random.int(in: 1...4) { domainLabels.append(labels[random.int(in: 0...(labels.count - 1))]) }
+            if random.int(in: 0...2) > 0 { domainLabels = [labels[random.int(in: 0...3)], ["com", "org", "example", "de"][random.int(in: 0...3)]] }
+            let separator = ["@", "@", "@", "@", "", "@@"][random.int(in: 0...5)]
             out.append(local + separator + domainLabels.joined(separator: "."))
         }
         return out
-    }
-
-    struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func next(in range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
     }
 
     // MARK: - Running python
