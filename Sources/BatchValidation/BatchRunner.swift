@@ -155,7 +155,8 @@ public final class BatchRunner {
         // Per-record output makes a chunk's result about as large as its input (JSONL more), so
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
         let batchSize = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
-        let context = ChunkContext(file: file.name, decoder: decoder, checker: checker, writer: writer,
+        let context = ChunkContext(file: file.name, jsonlPrefix: writer.jsonlPrefix(file: file.name),
+                                   decoder: decoder, checker: checker, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         var tally = Tally()
         // Two batches in flight: while the workers check one, this thread frames the next and
@@ -166,7 +167,7 @@ public final class BatchRunner {
             while pending.count < batchSize, let chunk = try chunker.next() { pending.append(chunk) }
             for index in pending.indices {
                 pending[index].firstNumber = nextNumber
-                nextNumber += pending[index].records.count
+                nextNumber += pending[index].recordCount
             }
             let done = checking?.wait()
             checking = nil
@@ -240,6 +241,8 @@ struct ChunkResult: Sendable {
 /// Everything a worker needs to turn a chunk into a ``ChunkResult``; immutable, shared.
 struct ChunkContext: Sendable {
     let file: String
+    /// ``RecordWriter/jsonlPrefix(file:)`` of `file`.
+    let jsonlPrefix: [UInt8]
     let decoder: RecordDecoder
     let checker: any FieldChecker
     let writer: RecordWriter
@@ -249,64 +252,150 @@ struct ChunkContext: Sendable {
     /// Checks every record of `chunk`, writing into `output`, whose capacity is reused (emptied
     /// first) so that output pages are not faulted in afresh for every chunk.
     func process(_ chunk: RecordChunk, output: [UInt8] = []) -> ChunkResult {
-        var result = ChunkResult(output: output)
-        result.output.removeAll(keepingCapacity: true)
-        let perRecord = writer.options.format.isPerRecord
-        if perRecord { result.output.reserveCapacity(chunk.records.count * 96) }
-        let detail: OutcomeDetail = perRecord ? .full : .violationsOnly
-        let isLines: Bool = if case .lines = decoder.kind { true } else { false }
-
-        /// Checks one decoded field and writes its output; returns whether it is valid.
-        func check(_ fields: DecodedFields, _ number: Int, _ output: inout [UInt8]) -> Verdict {
-            // INVARIANT: line records were scanned whole; decoded CSV/JSONL fields may still be
-            // empty or hold an escaped NUL.
-            if !isLines, let damage = InputDamage.scanDecoded(fields.value) {
-                return emit(.damaged(damage), number, nil, &output)
-            }
-            let context = isLines ? fixed : fields.context.filled(from: fixed)
-            return emit(.checked(checker.check(fields.value, context: context, detail: detail)), number, fields.value, &output)
-        }
-
-        func emit(_ verdict: Verdict, _ number: Int, _ value: UnsafeRawBufferPointer?, _ output: inout [UInt8]) -> Verdict {
-            if perRecord { writer.record(file: file, number: number, value: value, verdict: verdict, into: &output) }
-            return verdict
-        }
-
         chunk.bytes.withUnsafeBytes { all in
-            // One pass over the whole chunk usually proves every record free of NUL and
-            // invalid UTF-8 (line breaks are ASCII, so record boundaries never split a sequence).
-            let clean = all.baseAddress.map { memchr($0, 0, all.count) == nil } == true && isValidUTF8(all)
-            // Plain lines: the commonest record, valid as it is, is counted (and written)
-            // without building an outcome.
-            let asIs = isLines && clean
-            for offset in chunk.records.indices {
-                let raw = chunk.records[offset]
-                let number = chunk.firstNumber + offset
-                let record = UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end])
-                if asIs, raw.flaw == .none, !record.isEmpty, checker.isValidAsIs(record) {
-                    if perRecord { writer.recordValidAsIs(file: file, number: number, value: record, into: &result.output) }
-                    result.tally.addValid()
-                    continue
-                }
-                let verdict: Verdict
-                if let damage = raw.damage(limit: chunk.maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
-                    verdict = emit(.damaged(damage), number, nil, &result.output)
-                } else if isLines {
-                    verdict = check(DecodedFields(value: record, context: fixed), number, &result.output)
-                } else {
-                    switch decoder.withFields(record, { check($0, number, &result.output) }) {
-                    case let .success(checked): verdict = checked
-                    case let .failure(damage): verdict = emit(.damaged(damage), number, nil, &result.output)
+            var pass = ChunkPass(context: self, chunk: chunk, bytes: all, output: output)
+            // Plain lines: the checker frames and accepts the commonest record in one pass.
+            let asIs = pass.isLines && pass.clean
+            if chunk.unframedLines > 0 {
+                // The closures reach the pass through a pointer: a captured variable would be
+                // checked for exclusive access on every record.
+                withUnsafeMutablePointer(to: &pass) { pass in
+                    if asIs {
+                        // Valid records that are not written are only counted — when no line
+                        // can be too long, as skipped lines are not measured.
+                        let writesValid = pass.pointee.perRecord && writer.options.only.admits(true)
+                        let skipping = !writesValid && all.count <= chunk.maxRecordBytes
+                        let skipped = checker.scanLines(all, skippingValid: skipping) {
+                            pass.pointee.handleLine($0, $1, validAsIs: $2)
+                        }
+                        pass.pointee.result.tally.addValid(skipped)
+                    } else {
+                        var index = 0
+                        frameLines(all) { line in
+                            defer { index += 1 }
+                            return pass.pointee.handleLine(index, line, validAsIs: false)
+                        }
                     }
                 }
-                result.tally.add(verdict)
-                if failFast && !verdict.isValid {
-                    result.stopped = true
-                    break
+            } else {
+                for raw in chunk.records {
+                    let validAsIs = asIs && raw.flaw == .none && raw.end > raw.start
+                        && checker.isValidAsIs(UnsafeRawBufferPointer(rebasing: all[raw.start..<raw.end]))
+                    if !pass.handle(raw, validAsIs: validAsIs) { break }
                 }
             }
+            return pass.finish()
         }
+    }
+}
+
+/// One chunk being checked: its bytes, the next record number and the result so far.
+private struct ChunkPass {
+    let context: ChunkContext
+    let bytes: UnsafeRawBufferPointer
+    let maxRecordBytes: Int
+    let perRecord: Bool
+    let detail: OutcomeDetail
+    let isLines: Bool
+    /// True when the whole chunk is free of NUL and invalid UTF-8 (line breaks are ASCII, so
+    /// record boundaries never split a sequence): one pass usually proves it for every record.
+    let clean: Bool
+    let firstNumber: Int
+    /// The number of the record being handled.
+    var number: Int
+    var result: ChunkResult
+    var rendered = RenderedViolations()
+    /// The violations of checked records, merged into `result.tally` by ``finish()``.
+    var violationCounts = ViolationCounts()
+
+    init(context: ChunkContext, chunk: RecordChunk, bytes: UnsafeRawBufferPointer, output: [UInt8]) {
+        self.context = context
+        self.bytes = bytes
+        maxRecordBytes = chunk.maxRecordBytes
+        perRecord = context.writer.options.format.isPerRecord
+        detail = perRecord ? .full : .violationsOnly
+        isLines = if case .lines = context.decoder.kind { true } else { false }
+        clean = bytes.baseAddress.map { memchr($0, 0, bytes.count) == nil } == true && isValidUTF8(bytes)
+        firstNumber = chunk.firstNumber
+        number = chunk.firstNumber
+        result = ChunkResult(output: output)
+        result.output.removeAll(keepingCapacity: true)
+        if perRecord { result.output.reserveCapacity(chunk.recordCount * 96) }
+    }
+
+    /// The result, once every record was handled.
+    func finish() -> ChunkResult {
+        var result = result
+        violationCounts.merge(into: &result.tally)
         return result
+    }
+
+    /// The chunk's line `index`, framed by the worker: limited to `maxRecordBytes`, with a CR
+    /// before its LF dropped.
+    mutating func handleLine(_ index: Int, _ line: Range<Int>, validAsIs: Bool) -> Bool {
+        number = firstNumber + index
+        if line.count > maxRecordBytes {
+            return handle(RawRecord(start: line.lowerBound, end: line.lowerBound, flaw: .tooLong), validAsIs: false)
+        }
+        if line.count > 0, bytes[line.upperBound - 1] == UInt8(ascii: "\r") {
+            return handle(RawRecord(start: line.lowerBound, end: line.upperBound - 1), validAsIs: false)
+        }
+        return handle(RawRecord(start: line.lowerBound, end: line.upperBound), validAsIs: validAsIs)
+    }
+
+    /// Handles one record; `validAsIs` (plain lines only) means the checker accepted it as it
+    /// is, so it is counted (and written) without building an outcome. Returns false to stop
+    /// (`--fail-fast`).
+    mutating func handle(_ raw: RawRecord, validAsIs: Bool) -> Bool {
+        defer { number += 1 }
+        let record = UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end])
+        if validAsIs {
+            if perRecord {
+                context.writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number,
+                                               value: record, into: &result.output)
+            }
+            result.tally.addValid()
+            return true
+        }
+        let verdict: Verdict
+        if let damage = raw.damage(limit: maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
+            verdict = emit(.damaged(damage), nil)
+        } else if isLines {
+            verdict = emit(.checked(context.checker.check(record, context: context.fixed, detail: detail)), record)
+        } else {
+            switch context.decoder.withFields(record, { check($0) }) {
+            case let .success(checked): verdict = checked
+            case let .failure(damage): verdict = emit(.damaged(damage), nil)
+            }
+        }
+        if case let .checked(outcome) = verdict, !outcome.isValid {
+            result.tally.addInvalid()
+            for violation in outcome.violations { violationCounts.add(violation) }
+        } else {
+            result.tally.add(verdict)
+        }
+        if context.failFast && !verdict.isValid {
+            result.stopped = true
+            return false
+        }
+        return true
+    }
+
+    /// Checks one field decoded from a CSV or JSONL record and writes its output.
+    private mutating func check(_ fields: DecodedFields) -> Verdict {
+        // INVARIANT: line records were scanned whole; decoded fields may still be empty or hold
+        // an escaped NUL.
+        if let damage = InputDamage.scanDecoded(fields.value) { return emit(.damaged(damage), nil) }
+        let recordContext = fields.context.filled(from: context.fixed)
+        return emit(.checked(context.checker.check(fields.value, context: recordContext, detail: detail)), fields.value)
+    }
+
+    private mutating func emit(_ verdict: Verdict, _ value: UnsafeRawBufferPointer?) -> Verdict {
+        if perRecord {
+            context.writer.record(file: context.file, prefix: context.jsonlPrefix, number: number, value: value,
+                                  verdict: verdict, rendered: &rendered, into: &result.output)
+        }
+        return verdict
     }
 }
 

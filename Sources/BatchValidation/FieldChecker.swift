@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FieldValidation
 
 /// Context a password check needs: who the account is and which app it is for (the
@@ -63,10 +68,46 @@ public protocol FieldChecker: Sendable {
     /// Lets the engine count or write the commonest record without building an outcome; false
     /// means "call ``check(_:context:detail:)``". The default is always false.
     func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool
+
+    /// Splits `lines` — valid UTF-8 without NUL — at LF (the last line may lack one) and calls
+    /// `visit` with each line's 0-based index, its range without the LF, and ``isValidAsIs(_:)``
+    /// of that range, which must be false for a line ending in CR (the engine drops the CR and
+    /// checks the rest); with `skippingValid`, lines valid as is are only counted, not visited.
+    /// `visit` returns false to stop. Returns how many lines were skipped. A checker that can
+    /// find a line's end in the same pass that checks it implements this; the default frames
+    /// with `memchr`.
+    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int
 }
 
 extension FieldChecker {
     public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
+
+    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+        var index = 0, skipped = 0
+        frameLines(lines) { range in
+            defer { index += 1 }
+            let valid = !range.isEmpty && lines[range.upperBound - 1] != UInt8(ascii: "\r")
+                && isValidAsIs(UnsafeRawBufferPointer(rebasing: lines[range]))
+            if valid && skippingValid {
+                skipped += 1
+                return true
+            }
+            return visit(index, range, valid)
+        }
+        return skipped
+    }
+}
+
+/// Splits `lines` at LF (the last line may lack one) and calls `visit` with each line's range,
+/// without the LF, until it returns false.
+func frameLines(_ lines: UnsafeRawBufferPointer, _ visit: (Range<Int>) -> Bool) {
+    guard let base = lines.baseAddress else { return }
+    var start = 0
+    while start < lines.count {
+        let end = memchr(base + start, 0x0A, lines.count - start).map { UnsafeRawPointer($0) - base } ?? lines.count
+        if !visit(start..<end) { return }
+        start = end + 1
+    }
 }
 
 /// A ``FieldChecker`` made from a closure over the field as a `String` (tests, small tools).

@@ -36,11 +36,18 @@ struct RawRecord: Sendable {
 /// A run of consecutive records sharing one byte buffer; the unit of parallel work.
 struct RecordChunk: Sendable {
     var bytes: [UInt8]
+    /// The records framed by the chunker; empty when ``unframedLines`` is not zero.
     var records: [RawRecord]
+    /// For plain lines: how many LF-separated lines `bytes` holds (the last may lack its LF),
+    /// left for the worker to frame, so framing runs in parallel and fused with checking.
+    var unframedLines = 0
     /// The 1-based number of `records[0]` within its input.
     var firstNumber: Int
     /// The byte limit records were framed with (for ``InputDamage/tooLong(limit:)``).
     var maxRecordBytes: Int
+
+    /// How many records the chunk holds.
+    var recordCount: Int { unframedLines > 0 ? unframedLines : records.count }
 }
 
 /// Splits an input into chunks of records, streaming: memory stays bounded by the chunk size
@@ -73,6 +80,45 @@ final class RecordChunker {
 
     /// The next chunk, or nil at the end of the input.
     func next() throws(InputError) -> RecordChunk? {
+        if framing == .lines, !skipping, let chunk = try nextLines() { return chunk }
+        return try nextFramed()
+    }
+
+    /// Plain lines, the common case: a chunk of whole lines cut at the last LF, counted but not
+    /// framed. Nil when the buffer holds no whole line (a line longer than a chunk, or the end
+    /// of the input): those go through ``nextFramed()``, which limits and skips long lines.
+    private func nextLines() throws(InputError) -> RecordChunk? {
+        var buffer = spareBuffers.popLast() ?? []
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: carry)
+        carry.removeAll(keepingCapacity: true)
+        while buffer.count < chunkBytes && !atEnd { try fill(&buffer) }
+        guard var cut = buffer.withUnsafeBytes({ $0.lastIndex(of: 0x0A) }).map({ $0 + 1 }) else {
+            carry = buffer
+            return nil
+        }
+        var lines = buffer.withUnsafeBytes { countLineFeeds(UnsafeRawBufferPointer(rebasing: $0[..<cut])) }
+        if lines > maxRecordsPerChunk {
+            cut = lineStart(after: maxRecordsPerChunk, in: buffer)
+            lines = maxRecordsPerChunk
+        }
+        carry.append(contentsOf: buffer[cut...])
+        buffer.removeSubrange(cut...)
+        let chunk = RecordChunk(bytes: buffer, records: [], unframedLines: lines,
+                                firstNumber: nextNumber, maxRecordBytes: maxRecordBytes)
+        nextNumber += lines
+        return chunk
+    }
+
+    /// The index just past the `count`-th LF of `buffer` (which has at least that many).
+    private func lineStart(after count: Int, in buffer: [UInt8]) -> Int {
+        var position = 0
+        for _ in 0..<count { position = (find(0x0A, in: buffer, from: position) ?? buffer.count - 1) + 1 }
+        return position
+    }
+
+    /// Frames records one by one: CSV, lines longer than a chunk, and the input's last line.
+    private func nextFramed() throws(InputError) -> RecordChunk? {
         // Reuse the storage of chunks already written: no fresh pages, no regrowth.
         var buffer = spareBuffers.popLast() ?? []
         buffer.removeAll(keepingCapacity: true)
@@ -178,6 +224,34 @@ final class RecordChunker {
             return found
         }
     }
+}
+
+/// How many LF bytes `bytes` holds, counted eight bytes at a time.
+func countLineFeeds(_ bytes: UnsafeRawBufferPointer) -> Int {
+    guard let base = bytes.baseAddress else { return 0 }
+    let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, lineFeeds: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+    var count = 0, i = 0
+    while i + 8 <= bytes.count {
+        // Per-byte counters (each below 256: at most 255 words per round), summed per round.
+        var counters: UInt64 = 0
+        let end = min(bytes.count & ~7, i + 255 * 8)
+        while i < end {
+            // A byte of `x` is zero exactly where the word has a LF; the high bit of each byte
+            // of `t` is clear exactly there (no carry crosses a byte: 0x7F + 0x7F < 0x100).
+            let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ lineFeeds
+            let t = ((x & low) &+ low) | x
+            counters &+= (~t & ~low) >> 7
+            i += 8
+        }
+        // Pairs of byte counters into 16-bit lanes, then the lanes summed (at most 2040).
+        let pairs = (counters & 0x00FF_00FF_00FF_00FF) &+ ((counters >> 8) & 0x00FF_00FF_00FF_00FF)
+        count &+= Int((pairs &* 0x0001_0001_0001_0001) >> 48)
+    }
+    while i < bytes.count {
+        if bytes[i] == 0x0A { count += 1 }
+        i += 1
+    }
+    return count
 }
 
 /// The index of the first `byte` in `buffer[from...]`, found with `memchr`.

@@ -76,8 +76,29 @@ struct RecordWriter: Sendable {
         out.append(0x0A)
     }
 
+    /// The bytes every JSONL record of `file` starts with, up to its number (rendered once per
+    /// input).
+    func jsonlPrefix(file: String) -> [UInt8] {
+        var prefix: [UInt8] = []
+        prefix.append(#"{"#)
+        if options.showsFile {
+            prefix.append(#""file": "#); appendJSON(file, &prefix); prefix.append(", ")
+        }
+        prefix.append(#""record": "#)
+        return prefix
+    }
+
     /// Writes one record, if the format and filter want it.
     func record(file: String, number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict, into out: inout [UInt8]) {
+        var rendered = RenderedViolations()
+        record(file: file, prefix: jsonlPrefix(file: file), number: number, value: value, verdict: verdict,
+               rendered: &rendered, into: &out)
+    }
+
+    /// Writes one record, if the format and filter want it; `prefix` is ``jsonlPrefix(file:)``
+    /// and `rendered` keeps the JSON of violations already written.
+    func record(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict,
+                rendered: inout RenderedViolations, into out: inout [UInt8]) {
         guard options.format.isPerRecord, options.only.admits(verdict.isValid) else { return }
         let violations: [FieldViolation]
         var normalized: String?
@@ -91,7 +112,7 @@ struct RecordWriter: Sendable {
             key = options.isSecret ? nil : outcome.key
         }
         switch options.format {
-        case .jsonl: jsonl(file, number, verdict.isValid, violations, normalized, key, &out)
+        case .jsonl: jsonl(prefix, number, verdict.isValid, violations, normalized, key, &rendered, &out)
         case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
         case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
         case .summary, .summaryJSON: break
@@ -99,8 +120,9 @@ struct RecordWriter: Sendable {
     }
 
     /// Writes a record that ``FieldChecker/isValidAsIs(_:)`` accepted: normalized is the value,
-    /// the key its ASCII lowercase. JSONL, the bulk format, is written straight from the bytes.
-    func recordValidAsIs(file: String, number: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    /// the key its ASCII lowercase. JSONL, the bulk format, is written straight from the bytes
+    /// after `prefix` (``jsonlPrefix(file:)``).
+    func recordValidAsIs(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard options.format.isPerRecord, options.only.admits(true) else { return }
         guard options.format == .jsonl, !options.isSecret else {
             let normalized = String(decoding: value, as: UTF8.self)
@@ -108,46 +130,37 @@ struct RecordWriter: Sendable {
             record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
             return
         }
+        let includesKey = options.includesKey
         // One copy into `out` for the whole record; the worst case escapes every byte (6×).
-        out.appendWritten(capacity: 96 + 6 * file.utf8.count + 12 * value.count) { cursor in
-            cursor.write(#"{"#)
-            if options.showsFile {
-                cursor.write(#""file": "#); cursor.writeJSON(file); cursor.write(", ")
+        prefix.withUnsafeBytes { prefix in
+            out.appendWritten(capacity: 80 + prefix.count + 12 * value.count) { cursor in
+                cursor.write(prefix)
+                cursor.writeDecimal(number)
+                cursor.write(#", "valid": true, "errors": [], "normalized": "#)
+                cursor.writeJSON(value, lowercased: false)
+                if includesKey {
+                    cursor.write(#", "key": "#)
+                    cursor.writeJSON(value, lowercased: true)
+                }
+                cursor.write("}\n")
             }
-            cursor.write(#""record": "#)
-            cursor.writeDecimal(number)
-            cursor.write(#", "valid": true, "errors": [], "normalized": "#)
-            cursor.writeJSON(value, lowercased: false)
-            if options.includesKey {
-                cursor.write(#", "key": "#)
-                cursor.writeJSON(value, lowercased: true)
-            }
-            cursor.write("}\n")
         }
     }
 
     // MARK: - Per-record formats
 
-    private func jsonl(_ file: String, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
-                       _ normalized: String?, _ key: String?, _ out: inout [UInt8]) {
-        var capacity = 96 + 6 * file.utf8.count + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
-        for violation in violations {
-            capacity += 48 + 6 * (violation.code.utf8.count + violation.rule.utf8.count + violation.message.utf8.count)
-        }
+    private func jsonl(_ prefix: [UInt8], _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
+                       _ normalized: String?, _ key: String?, _ rendered: inout RenderedViolations, _ out: inout [UInt8]) {
+        var capacity = prefix.count + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
+        for violation in violations { capacity += rendered.json(violation).count + 2 }
+        // One copy into `out` for the whole record.
         out.appendWritten(capacity: capacity) { cursor in
-            cursor.write(#"{"#)
-            if options.showsFile {
-                cursor.write(#""file": "#); cursor.writeJSON(file); cursor.write(", ")
-            }
-            cursor.write(#""record": "#)
+            prefix.withUnsafeBytes { cursor.write($0) }
             cursor.writeDecimal(number)
             cursor.write(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
             for (index, violation) in violations.enumerated() {
                 if index > 0 { cursor.write(", ") }
-                cursor.write(#"{"code": "#); cursor.writeJSON(violation.code)
-                cursor.write(#", "rule": "#); cursor.writeJSON(violation.rule)
-                cursor.write(#", "message": "#); cursor.writeJSON(violation.message)
-                cursor.write(UInt8(ascii: "}"))
+                rendered.json(violation).withUnsafeBytes { cursor.write($0) }
             }
             cursor.write(UInt8(ascii: "]"))
             if let normalized {
@@ -255,6 +268,24 @@ struct RecordWriter: Sendable {
     }
 }
 
+/// The JSON objects of violations already written, so a violation shared by many records (the
+/// validators build fixed-wording violations once) is rendered once per chunk.
+struct RenderedViolations {
+    private var memo = ViolationMemo<[UInt8]>()
+
+    /// `{"code": …, "rule": …, "message": …}` for `violation`.
+    mutating func json(_ violation: FieldViolation) -> [UInt8] {
+        if let index = memo.index(of: violation) { return memo.values[index] }
+        var object: [UInt8] = []
+        object.append(#"{"code": "#); appendJSON(violation.code, &object)
+        object.append(#", "rule": "#); appendJSON(violation.rule, &object)
+        object.append(#", "message": "#); appendJSON(violation.message, &object)
+        object.append(UInt8(ascii: "}"))
+        memo.insert(violation, object)
+        return object
+    }
+}
+
 // MARK: - Byte-level escaping
 
 /// Appends a JSON string literal (RFC 8259) for `text`.
@@ -321,17 +352,36 @@ struct ByteCursor {
     /// At most 21 bytes.
     mutating func writeDecimal(_ value: Int) {
         if value < 0 { write(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = value.magnitude, index = buffer.count
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            write(UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        var rest = value.magnitude
+        var length = 1, bound: UInt = 10
+        while length < 20 && rest >= bound {
+            length += 1
+            bound = bound &* 10
         }
+        // From the last digit back, two per division.
+        next += length
+        var position = next
+        let pairs = Self.digitPairs
+        while rest >= 10 {
+            let pair = Int(truncatingIfNeeded: rest % 100) &* 2
+            rest /= 100
+            position -= 2
+            position[0] = pairs[pair]
+            position[1] = pairs[pair &+ 1]
+        }
+        if position > next - length { (position - 1).initialize(to: UInt8(truncatingIfNeeded: 0x30 &+ rest)) }
     }
+
+    /// "00", "01", … "99".
+    // INVARIANT: written once here, then only read.
+    nonisolated(unsafe) private static let digitPairs: UnsafeMutablePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
+        for pair in 0..<100 {
+            table[2 * pair] = UInt8(0x30 + pair / 10)
+            table[2 * pair + 1] = UInt8(0x30 + pair % 10)
+        }
+        return table
+    }()
 
     /// A JSON string literal (RFC 8259) for `text`: at most 2 + 6 × its UTF-8 count bytes.
     mutating func writeJSON(_ text: String) {
@@ -342,16 +392,42 @@ struct ByteCursor {
     /// Valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters lowercased:
     /// at most 2 + 6 × `bytes.count` bytes.
     mutating func writeJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool) {
+        let opening = next
         write(UInt8(ascii: "\""))
-        for byte in bytes {
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
-                writeEscaped(byte)
-            } else {
-                write(lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        // Most values need no escape: copy optimistically, noting any byte that needs one, and
+        // start over with escapes only if one did.
+        let escapes = Self.escapes
+        var needsEscape: UInt8 = 0
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            needsEscape |= escapes[Int(byte)]
+            next[i] = lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte
+        }
+        if needsEscape == 0 {
+            next += bytes.count
+        } else {
+            next = opening + 1
+            for byte in bytes {
+                if escapes[Int(byte)] != 0 {
+                    writeEscaped(byte)
+                } else {
+                    write(lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte)
+                }
             }
         }
         write(UInt8(ascii: "\""))
     }
+
+    /// 1 for the bytes that cannot appear raw in a JSON string literal (C0 controls, `"`, `\`;
+    /// and DEL, which this writer escapes too), else 0.
+    // INVARIANT: written once here, then only read.
+    nonisolated(unsafe) private static let escapes: UnsafeMutablePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for byte in 0..<256 {
+            table[byte] = byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F ? 1 : 0
+        }
+        return table
+    }()
 
     /// The JSON escape for one ASCII byte that cannot appear raw in a string literal.
     private mutating func writeEscaped(_ byte: UInt8) {

@@ -23,10 +23,10 @@ public struct Tally: Sendable, Hashable {
         Dictionary(counts.map { ($0.code, $0.count) }, uniquingKeysWith: +)
     }
 
-    /// Counts one valid record.
-    mutating func addValid() {
-        records += 1
-        valid += 1
+    /// Counts valid records.
+    mutating func addValid(_ count: Int = 1) {
+        records += count
+        valid += count
     }
 
     mutating func add(_ verdict: Verdict) {
@@ -39,7 +39,13 @@ public struct Tally: Sendable, Hashable {
         }
     }
 
-    private mutating func count(_ code: String, _ amount: Int) {
+    /// Counts one invalid record, whose codes the caller counts.
+    mutating func addInvalid() {
+        records += 1
+    }
+
+    /// Adds `amount` occurrences of `code`.
+    mutating func count(_ code: String, _ amount: Int) {
         if let index = counts.firstIndex(where: { $0.code == code }) {
             counts[index].count += amount
         } else {
@@ -68,5 +74,49 @@ enum Verdict {
     var isValid: Bool {
         if case let .checked(outcome) = self { return outcome.isValid }
         return false
+    }
+}
+
+/// Counts of violations within one chunk, kept by identity and merged into a ``Tally`` by code
+/// at the end: comparing identities is cheaper than comparing codes for every violation.
+struct ViolationCounts {
+    private var memo = ViolationMemo<Int>()
+    /// Counts of violations the memo had no room for.
+    private var overflow = Tally()
+
+    mutating func add(_ violation: FieldViolation) {
+        if let index = memo.index(of: violation) {
+            memo.values[index] += 1
+        } else if !memo.insert(violation, 1) {
+            overflow.count(violation.code, 1)
+        }
+    }
+
+    /// Adds the codes counted here to `tally` (its record counts are the caller's).
+    func merge(into tally: inout Tally) {
+        for (violation, count) in zip(memo.violations, memo.values) { tally.count(violation.code, count) }
+        tally.merge(overflow)
+    }
+}
+
+/// Up to 64 violations, found by identity, each with a value.
+struct ViolationMemo<Value> {
+    // INVARIANT: `violations[i]` has identity `identities[i]`; holding it means no other object
+    // can take that identity while the entry exists.
+    private var identities: [ObjectIdentifier] = []
+    private(set) var violations: [FieldViolation] = []
+    var values: [Value] = []
+    private static var limit: Int { 64 }
+
+    func index(of violation: FieldViolation) -> Int? { identities.firstIndex(of: violation.identity) }
+
+    /// Adds an entry; false when the memo is full.
+    @discardableResult
+    mutating func insert(_ violation: FieldViolation, _ value: Value) -> Bool {
+        guard identities.count < Self.limit else { return false }
+        identities.append(violation.identity)
+        violations.append(violation)
+        values.append(value)
+        return true
     }
 }

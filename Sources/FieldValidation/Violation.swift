@@ -13,6 +13,11 @@ public struct Violation: Sendable, Hashable {
     /// The message parameters (`min`, `max`, `count`, …), for localization.
     public var parameters: [String: String] { storage.parameters }
 
+    /// The identity of this violation's storage: validators build the violations of fixed
+    /// wording once and share them, so equal identities mean equal violations (equal violations
+    /// may still have different identities). Lets callers memoize per violation cheaply.
+    public var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     // One reference instead of four: violations are copied around on every invalid value.
     private let storage: Storage
 
@@ -58,10 +63,29 @@ public struct ValidationResult: Sendable, Hashable {
     /// display names. Always nil for passwords, whose normalized form is never exposed.
     public var normalized: String?
     /// Canonical uniqueness key (display names only): `John.Doe` and `john.doe` share one.
-    public var key: String?
+    public var key: String? {
+        get {
+            switch keySource {
+            case .none: nil
+            case let .given(key): key
+            case .canonicalOfNormalized: normalized.map(Keys.canonical)
+            }
+        }
+        set { keySource = newValue.map(KeySource.given) ?? .none }
+    }
     /// Email only: the address with its domain in ASCII (`xn--`) form; nil when the local part
     /// is not ASCII or the address is invalid.
     public var asciiForm: String?
+
+    /// Where ``key`` comes from: built only when asked for, as most callers never do.
+    private var keySource: KeySource
+
+    private enum KeySource: Sendable, Hashable {
+        case none
+        case given(String)
+        /// ``Keys/canonical(_:)`` of ``normalized``.
+        case canonicalOfNormalized
+    }
 
     /// True when no rule was violated.
     public var isValid: Bool { violations.isEmpty }
@@ -73,8 +97,26 @@ public struct ValidationResult: Sendable, Hashable {
     public init(violations: [Violation] = [], normalized: String? = nil, key: String? = nil, asciiForm: String? = nil) {
         self.violations = violations
         self.normalized = normalized
-        self.key = key
+        self.keySource = key.map(KeySource.given) ?? .none
         self.asciiForm = asciiForm
+    }
+
+    /// A valid display name: `name` is the normalized value and its canonical key the key.
+    init(validDisplayName name: String) {
+        self.init(normalized: name)
+        keySource = .canonicalOfNormalized
+    }
+
+    public static func == (lhs: ValidationResult, rhs: ValidationResult) -> Bool {
+        lhs.violations == rhs.violations && lhs.normalized == rhs.normalized && lhs.key == rhs.key
+            && lhs.asciiForm == rhs.asciiForm
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(violations)
+        hasher.combine(normalized)
+        hasher.combine(key)
+        hasher.combine(asciiForm)
     }
 }
 

@@ -50,6 +50,10 @@ struct DisplayNameChecker: FieldChecker {
     func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
         validator.isValidAsIs(utf8: value)
     }
+
+    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+        validator.scanLines(lines, skippingValid: skippingValid, visit)
+    }
 }
 
 /// Email addresses: `normalized` is the NFC local part and lowercased domain.

@@ -178,4 +178,61 @@ struct ReaderTests {
         #expect(damage.code == "input.malformed-json")
         #expect(damage.message.contains("nesting deeper than 64 levels"))
     }
+
+    @Test("line feeds are counted exactly, eight bytes at a time, whatever the neighbours")
+    func lineFeedCounting() {
+        var generator = SystemRandomNumberGenerator()
+        let bytes: [UInt8] = [0x0A, 0x8A, 0x0B, 0x09, 0xFF, 0x00, 0x7F, 0x80, 0x61]
+        for length in 0..<300 {
+            let buffer = (0..<length).map { _ in bytes.randomElement(using: &generator) ?? 0 }
+            let counted = buffer.withUnsafeBytes { countLineFeeds($0) }
+            #expect(counted == buffer.filter { $0 == 0x0A }.count, "length \(length)")
+        }
+        let many = [UInt8](repeating: 0x0A, count: 8 * 600 + 5)
+        #expect(many.withUnsafeBytes { countLineFeeds($0) } == many.count)
+    }
+
+    @Test("more lines than a chunk may hold are split over chunks and numbered in order", arguments: [1, 3])
+    func manyShortLines(jobs: Int) throws {
+        // 70,000 records in about 200 KB: more than 16,384 per 128 KiB chunk.
+        var text = ""
+        for index in 1...70_000 { text += index % 1000 == 0 ? "X\n" : index % 3 == 0 ? "\n" : "ab\n" }
+        var configuration = BatchConfiguration(writer: WriterOptions(format: .csv), jobs: jobs)
+        configuration.jobs = jobs
+        let run = try runBatch(text, configuration)
+        let numbers = lines(run.output).dropFirst().map { $0.split(separator: ",", maxSplits: 1)[0] }
+        #expect(numbers == (1...70_000).map { Substring(String($0)) })
+        #expect(run.report.total.records == 70_000)
+        #expect(run.report.total.valid == 70_000 - 70_000 / 3 - 70 + 23)
+    }
+
+    @Test("a checker's valid-as-is shortcut changes no output, for every format and filter",
+          arguments: [OutputFormat.jsonl, .csv, .text, .summaryJSON], [RecordFilter.all, .invalid, .valid])
+    func validAsIsShortcut(format: OutputFormat, only: RecordFilter) throws {
+        var text = "\u{FEFF}"
+        for index in 1...20_000 {
+            text += ["abc", "Abc", "", "abc\r", "q\(index)", String(repeating: "z", count: index % 40 + 1)][index % 6] + "\n"
+        }
+        text += "tail"
+        var configuration = BatchConfiguration(writer: WriterOptions(format: format, only: only), jobs: 2)
+        configuration.maxRecordBytes = 30
+        let plain = try runBatch(text, configuration)
+        let shortcut = try runBatch(text, configuration, checker: AsIsToyChecker())
+        // Summaries end with the input's (temporary, so different) path.
+        let files = #""files""#
+        #expect(shortcut.output.components(separatedBy: files)[0] == plain.output.components(separatedBy: files)[0])
+        #expect(shortcut.report.total == plain.report.total)
+    }
+}
+
+/// ``toyChecker`` with the valid-as-is shortcut: lowercase letters only (the toy's `normalized`
+/// is the value; its `key` is never written, as `includesKey` is off).
+struct AsIsToyChecker: FieldChecker {
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        toyChecker.check(value, context: context, detail: detail)
+    }
+
+    func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
+        value.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+    }
 }

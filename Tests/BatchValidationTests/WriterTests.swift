@@ -102,4 +102,19 @@ struct ColourTests {
         let plain = try runBatch("abc\nBad\n", BatchConfiguration(writer: WriterOptions(format: .text, color: false)))
         #expect(!plain.output.contains("\u{1B}"))
     }
+
+    @Test("decimal numbers are written digit for digit, at every length and sign")
+    func decimals() {
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12_345, 9_000_000, Int.max, Int.min, -1, -10, -105]
+        var power = 1
+        while power <= Int.max / 10 {
+            power *= 10
+            values += [power - 1, power, power + 1]
+        }
+        for value in values {
+            var out: [UInt8] = []
+            appendDecimal(value, &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(value))
+        }
+    }
 }

@@ -1,4 +1,5 @@
 @testable import FieldValidation
+import Foundation
 import PropertyBased
 import Testing
 
@@ -37,5 +38,60 @@ import Testing
                 #expect(validator.validate(variant) == validator.validateRuleByRule(variant), "\(variant)")
             }
         }
+    }
+
+    @Test func scanLinesFramesLikeSplittingAndAcceptsLikeIsValidAsIs() async throws {
+        let validator = try Self.validator.get()
+        let gen = Gen.int(in: 0...(Self.alphabet.count - 1)).array(of: 0...400)
+        await propertyCheck(count: 300, input: gen) { indices in
+            // The alphabet holds "\n", so the buffer's lines are whatever splitting it gives.
+            let buffer = Array(String(indices.map { Self.alphabet[$0] }).utf8)
+            var expected = buffer.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.startIndex..<$0.endIndex }
+            if buffer.last == 0x0A || buffer.isEmpty { expected.removeLast() }
+            buffer.withUnsafeBytes { bytes in
+                var seen: [(Int, Range<Int>, Bool)] = []
+                let skippedNone = validator.scanLines(bytes, skippingValid: false) { seen.append(($0, $1, $2)); return true }
+                #expect(skippedNone == 0)
+                #expect(seen.map(\.1) == expected)
+                #expect(seen.map(\.0) == Array(expected.indices))
+                let accepted = expected.map { validator.isValidAsIs(utf8: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+                #expect(seen.map(\.2) == accepted)
+                var visited: [Int] = []
+                let skipped = validator.scanLines(bytes, skippingValid: true) { index, _, _ in visited.append(index); return true }
+                #expect(skipped == accepted.filter { $0 }.count)
+                #expect(visited == accepted.indices.filter { !accepted[$0] })
+            }
+        }
+    }
+
+    @Test func nonASCIINamesAreProbedWhenAListCouldHoldThem() throws {
+        // U+212A KELVIN SIGN is canonically equivalent to `K`: a list holding `Kelvin` (exact
+        // key) lists "\u{212A}elvin", so such a list must not be skipped for non-ASCII names.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fastpath-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "Kelvin\nplain\n".write(to: directory.appendingPathComponent("exact.txt"), atomically: true, encoding: .utf8)
+        let pack = try RulePackSet.parse("""
+        pack: mine
+        field: display-name
+        rules:
+          - id: display-name.exact-list
+            code: DN190
+            kind: list
+            file: exact.txt
+            key: exact
+            message: "Taken."
+            description: Exact matches.
+            source: test
+        """, name: "mine.yaml", baseDirectory: directory.path)
+        let validator = try DisplayNameValidator(packs: RulePackSet.shipped.adding(pack))
+        #expect(validator.fastPath != nil)
+        for name in ["\u{212A}elvin", "Kelvin", "kelvin", "pl\u{00E4}in", "plain", "\u{212A}"] {
+            let reference = validator.validateRuleByRule(name)
+            #expect(validator.validate(name) == reference, "\(name.debugDescription)")
+            var copy = name
+            #expect(copy.withUTF8 { validator.validate(utf8: UnsafeRawBufferPointer($0)) }.violations == reference.violations)
+        }
+        #expect(validator.validate("\u{212A}elvin").codes.contains("DN190"))
     }
 }

@@ -46,6 +46,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
         /// Which first two key bytes occur (bit `b0 * 128 + b1`; `b1` is 0 for one-byte keys):
         /// 2 KiB, owned by the fast path.
         let prefixes: UnsafeMutablePointer<UInt64>
+        /// True when no name with a non-ASCII character can be listed: the keys are ASCII and
+        /// hold none of the three ASCII characters that non-ASCII ones are canonically
+        /// equivalent to (U+212A KELVIN SIGN is `K`, U+037E is `;`, U+1FEF is a backtick), and
+        /// the key function keeps non-ASCII characters (it is not NFKC-based). The list is then
+        /// never probed for such names.
+        let excludesNonASCII: Bool
     }
 
     // Which rules each fact of the scan violates, as bit sets of rule indices (plain values, so
@@ -80,6 +86,13 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// holds the look-alike key of each of its keys, since the look-alike key of a canonically
     /// listed name is then look-alike listed too (`lookalike(x) == lookalike(canonical(x))`).
     private let quickProbes: UInt64
+    /// The first of ``quickProbes``, fingerprinted during the scan (``ListSignature``); the
+    /// others, if any, are probed with their keys.
+    private let quickSignature: ListSignature
+    private let otherQuickProbes: UInt64
+    /// The fingerprinted probe and the canonical probes it implies (see ``quickProbes``): when
+    /// the fingerprint misses, none of these lists holds an ASCII name.
+    private let signedProbes: UInt64
     private let tables: [ByteKeyTable]
     /// When every rule is a pattern, length or list rule and a valid ASCII name can be accepted
     /// by the scan alone: the tightest length bounds.
@@ -156,12 +169,25 @@ final class DisplayNameFastPath: @unchecked Sendable {
         self.tables = tables
         self.probes = .allocate(capacity: Swift.max(1, probes.count))
         self.probeCount = self.probes.initialize(from: probes).index
+        /// Whether every key of canonical list `index` has its look-alike key in list `other`.
+        func implies(_ other: KeyList, _ index: Int) -> Bool {
+            lists[index].kind == .canonical && other.kind == .lookalike
+                && lists[index].entries.allSatisfy { other.entries.contains(Keys.lookalike($0)) }
+        }
         self.quickProbes = lists.indices.reduce(0) { mask, index in
-            let implied = lists[index].kind == .canonical && lists.contains { other in
-                other.kind == .lookalike && lists[index].entries.allSatisfy { other.entries.contains(Keys.lookalike($0)) }
-            }
+            let implied = lists.contains { implies($0, index) }
             return implied || index >= 64 ? mask : mask | 1 << UInt64(index)
         }
+        let signed = quickProbes.trailingZeroBitCount
+        self.quickSignature = signed < lists.count
+            ? ListSignature(kind: lists[signed].kind, keys: lists[signed].entries)
+            : ListSignature(kind: .exact, keys: [])
+        self.otherQuickProbes = quickProbes & (quickProbes &- 1)
+        self.signedProbes = signed < lists.count
+            ? lists.indices.reduce(1 << UInt64(signed)) { mask, index in
+                index < 64 && implies(lists[signed], index) ? mask | 1 << UInt64(index) : mask
+            }
+            : 0
         self.minLength = minLength
         self.maxLength = maxLength
     }
@@ -185,9 +211,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
             let bit = Int(bytes[0]) * 128 + (bytes.count > 1 ? Int(bytes[1]) : 0)
             prefixes[bit >> 6] |= 1 << UInt64(bit & 63)
         }
+        let excludesNonASCII = list.kind != .nfkcCasefold && list.entries.allSatisfy { key in
+            key.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "K") && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "`") }
+        }
         return Probe(kind: list.kind, table: Unmanaged.passUnretained(list.table),
                      maxInputLength: list.kind == .lookalike ? list.maxLength * 2 : list.maxLength,
-                     lastBytes: last, keyLengths: lengths, prefixes: prefixes)
+                     lastBytes: last, keyLengths: lengths, prefixes: prefixes, excludesNonASCII: excludesNonASCII)
     }
 
     /// Adds an ASCII byte to a 128-bit set (non-ASCII key bytes are never probed with).
@@ -246,23 +275,71 @@ final class DisplayNameFastPath: @unchecked Sendable {
         guard count >= Swift.max(1, minLength), count <= maxLength,
               let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         let classes = Self.classes
+        let signature = quickSignature
         // A period first (the seed 2 pairs with it) or last, two in a row, or any byte outside
-        // the set fails the scan; branch-free, as valid names are read to the end anyway.
+        // the set fails the scan; branch-free, as valid names are read to the end anyway. The
+        // same pass fingerprints the first list key.
         var every: UInt8 = 0xFF, neighbours: UInt8 = 0, previous: UInt8 = 2
+        var hash = ListSignature.seed
         for i in 0..<count {
-            let kind = classes[Int(input[i])]
+            let byte = input[i]
+            let kind = classes[Int(byte)]
             every &= kind
             neighbours |= kind & previous
             previous = kind
+            hash = signature.step(hash, byte)
         }
         guard every & 1 == 1, neighbours & 2 == 0, previous != 3 else { return false }
-        var remaining = quickProbes
+        return !signature.mayContain(hash) && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
+    }
+
+    /// Whether an ASCII name is listed by a quick probe other than the fingerprinted one.
+    private func listedInOtherQuickProbes(_ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var remaining = otherQuickProbes
         while remaining != 0 {
             let index = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            if listed(input, count, probes[index]) { return false }
+            if listed(input, count, probes[index]) { return true }
         }
-        return true
+        return false
+    }
+
+    /// Splits `bytes` into lines at LF (the last may lack one) and calls `visit` with each line's
+    /// index, its range without the LF, and whether ``quickAcceptWhenComplete(_:)`` accepts it
+    /// — finding the line's end in the same pass that checks it. With `skippingValid`, accepted
+    /// lines are only counted. `visit` returns false to stop. Returns how many were skipped.
+    func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+        guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+        let classes = Self.classes, signature = quickSignature, steps = signature.steps, total = bytes.count
+        let shortest = Swift.max(1, minLength), longest = hasUncoveredRules ? -1 : maxLength
+        var i = 0, index = 0, skipped = 0
+        while i < total {
+            let start = i
+            var every: UInt8 = 0xFF, neighbours: UInt8 = 0, previous: UInt8 = 2
+            var hash = ListSignature.seed
+            while i < total {
+                let byte = input[i]
+                if byte == 0x0A { break }
+                let kind = classes[Int(byte)]
+                every &= kind
+                neighbours |= kind & previous
+                previous = kind
+                hash = hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
+                i += 1
+            }
+            let count = i - start
+            var accepted = count >= shortest && count <= longest && every & 1 == 1 && neighbours & 2 == 0
+                && previous != 3 && !signature.mayContain(hash)
+            if accepted, otherQuickProbes != 0 { accepted = !listedInOtherQuickProbes(input + start, count) }
+            if accepted && skippingValid {
+                skipped += 1
+            } else if !visit(index, start..<i, accepted) {
+                break
+            }
+            i += 1
+            index += 1
+        }
+        return skipped
     }
 
     /// ``quickAccept(_:)`` when the fast path covers every rule, else false.
@@ -286,8 +363,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
         // neighbours share (only period & period shares bit 2), and the continuation bytes.
         var every: UInt8 = 0xFF, some: UInt8 = 0, neighbours: UInt8 = 0, previous: UInt8 = 0
         var continuations = 0
+        let steps = quickSignature.steps
+        var hash = ListSignature.seed
         for i in 0..<count {
-            let kind = classes[Int(input[i])]
+            let byte = input[i]
+            let kind = classes[Int(byte)]
+            hash = hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
             every &= kind
             some |= kind
             neighbours |= kind & previous
@@ -301,11 +382,15 @@ final class DisplayNameFastPath: @unchecked Sendable {
         scan.leadingPeriod = input[0] == UInt8(ascii: ".")
         scan.trailingPeriod = input[count - 1] == UInt8(ascii: ".")
         outcome.scan = scan
-        outcome.violated = decide(scan, input: input, count: count, pending: &outcome.pending)
+        // An ASCII name whose fingerprint misses is in none of the signed lists.
+        let unlisted = scan.isASCII && !quickSignature.mayContain(hash) ? signedProbes : 0
+        outcome.violated = decide(scan, input: input, count: count, unlisted: unlisted, pending: &outcome.pending)
         return outcome
     }
 
-    private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, pending: inout UInt64) -> UInt64 {
+    /// `unlisted`: probes known not to list the name.
+    private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, unlisted: UInt64 = 0,
+                        pending: inout UInt64) -> UInt64 {
         var violated: UInt64 = 0
         if !scan.allAllowed { violated |= characterRules }
         if scan.octets == 0 { violated |= nonEmptyRules }
@@ -319,7 +404,9 @@ final class DisplayNameFastPath: @unchecked Sendable {
             // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other names,
             // and the empty one, go through the rule itself.
             if let input, scan.isASCII, scan.allAllowed || probe.kind != .nfkcCasefold {
-                if listed(input, count, probe) { violated |= 1 << UInt64(rule.index) }
+                if unlisted & (1 << UInt64(rule.probe)) == 0, listed(input, count, probe) { violated |= 1 << UInt64(rule.index) }
+            } else if input != nil, !scan.isASCII, probe.excludesNonASCII {
+                // Not listed.
             } else {
                 pending |= 1 << UInt64(rule.index)
             }

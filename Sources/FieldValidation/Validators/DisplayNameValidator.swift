@@ -47,7 +47,7 @@ public struct DisplayNameValidator: Sendable {
     private func validate(_ bytes: UnsafeRawBufferPointer, _ name: String) -> ValidationResult {
         let violations = fastViolations(bytes, name: name) ?? evaluateAll(name)
         guard violations.isEmpty else { return ValidationResult(violations: violations) }
-        return ValidationResult(violations: [], normalized: name, key: Keys.canonical(bytes, original: name))
+        return ValidationResult(validDisplayName: name)
     }
 
     /// Validates a display name given as UTF-8 bytes (the batch CLI's entry point).
@@ -56,7 +56,9 @@ public struct DisplayNameValidator: Sendable {
     /// without allocating; the result then carries no `normalized` or `key` (they are the bytes
     /// themselves and their ASCII lowercase).
     public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
-        ValidationResult(violations: fastViolations(bytes, name: nil)
+        // Batch callers ask ``isValidAsIs(utf8:)`` or ``scanLines(_:skippingValid:_:)`` first,
+        // so the names that get here are mostly invalid: no quick accept before the full scan.
+        ValidationResult(violations: fastViolations(bytes, name: nil, quickAcceptFirst: false)
             ?? evaluateAll(String(decoding: bytes, as: UTF8.self)))
     }
 
@@ -66,6 +68,24 @@ public struct DisplayNameValidator: Sendable {
     public func isValidAsIs(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
         // Optional chaining borrows the fast path; binding it with `guard let` would retain it.
         fastPath?.quickAcceptWhenComplete(bytes) ?? false
+    }
+
+    /// Splits `bytes` (valid UTF-8 without NUL) into lines at LF — the last may lack one — and
+    /// calls `visit` with each line's 0-based index, its range without the LF, and whether
+    /// ``isValidAsIs(utf8:)`` holds for it, deciding both in one pass over the bytes. With
+    /// `skippingValid`, lines valid as is are only counted, not visited. `visit` returns false
+    /// to stop. Returns how many lines were skipped.
+    public func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool = false,
+                          _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+        if let fastPath { return fastPath.scanLines(bytes, skippingValid: skippingValid, visit) }
+        var start = 0, index = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            if !visit(index, start..<end, false) { break }
+            start = end + 1
+            index += 1
+        }
+        return 0
     }
 
     /// The canonical uniqueness key: ASCII letters lowercased, everything else (including `.`
@@ -93,9 +113,9 @@ public struct DisplayNameValidator: Sendable {
     /// ASCII name allocates nothing; rules the fast path cannot decide for this name (Swift
     /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
     @inline(__always)
-    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?) -> [Violation]? {
+    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, quickAcceptFirst: Bool = true) -> [Violation]? {
         guard let fastPath else { return nil }
-        if fastPath.quickAcceptWhenComplete(bytes) { return [] }
+        if quickAcceptFirst, fastPath.quickAcceptWhenComplete(bytes) { return [] }
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
         if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
