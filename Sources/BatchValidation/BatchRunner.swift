@@ -305,6 +305,13 @@ private struct ChunkPass {
     var number: Int
     var result: ChunkResult
     var rendered = RenderedViolations()
+    /// Valid-as-is JSONL records not yet in `result.output`: written in place and appended in
+    /// runs, not one by one. Allocated per pass, freed by ``finish()``.
+    private let staging = UnsafeMutablePointer<UInt8>.allocate(capacity: ChunkPass.stagingBytes)
+    /// ``ChunkContext/jsonlPrefix``, copied so that writing it costs no reference counting.
+    private let jsonlPrefix: UnsafeMutableRawBufferPointer
+    private var stagedCount = 0
+    private static let stagingBytes = 32 * 1024
     /// The violations of checked records, merged into `result.tally` by ``finish()``.
     var violationCounts = ViolationCounts()
 
@@ -317,15 +324,19 @@ private struct ChunkPass {
         isLines = if case .lines = context.decoder.kind { true } else { false }
         clean = bytes.baseAddress.map { memchr($0, 0, bytes.count) == nil } == true && isValidUTF8(bytes)
         firstNumber = chunk.firstNumber
+        jsonlPrefix = .allocate(byteCount: context.jsonlPrefix.count, alignment: 1)
+        jsonlPrefix.copyBytes(from: context.jsonlPrefix)
         number = chunk.firstNumber
         result = ChunkResult(output: output)
         result.output.removeAll(keepingCapacity: true)
         if perRecord { result.output.reserveCapacity(chunk.recordCount * 96) }
     }
 
-    /// The result, once every record was handled.
-    func finish() -> ChunkResult {
-        var result = result
+    /// The result, once every record was handled; frees the staging memory.
+    mutating func finish() -> ChunkResult {
+        flushStaged()
+        staging.deallocate()
+        jsonlPrefix.deallocate()
         violationCounts.merge(into: &result.tally)
         return result
     }
@@ -350,10 +361,7 @@ private struct ChunkPass {
         defer { number += 1 }
         let record = UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end])
         if validAsIs {
-            if perRecord {
-                context.writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number,
-                                               value: record, into: &result.output)
-            }
+            if perRecord { writeValidAsIs(record) }
             result.tally.addValid()
             return true
         }
@@ -390,7 +398,34 @@ private struct ChunkPass {
         return emit(.checked(context.checker.check(fields.value, context: recordContext, detail: detail)), fields.value)
     }
 
+    /// Writes a valid-as-is record: JSONL is staged first, the rest goes straight out.
+    private mutating func writeValidAsIs(_ record: UnsafeRawBufferPointer) {
+        let writer = context.writer
+        guard writer.writesValidAsIsDirectly else {
+            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &result.output)
+            return
+        }
+        let prefix = UnsafeRawBufferPointer(jsonlPrefix)
+        let capacity = writer.validAsIsCapacity(prefix: prefix, value: record)
+        if stagedCount + capacity > Self.stagingBytes { flushStaged() }
+        guard capacity <= Self.stagingBytes else {
+            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &result.output)
+            return
+        }
+        var cursor = ByteCursor(next: staging + stagedCount)
+        writer.writeValidAsIs(prefix: prefix, number: number, value: record, into: &cursor)
+        stagedCount = cursor.next - staging
+    }
+
+    /// Moves the staged records to the output.
+    mutating func flushStaged() {
+        guard stagedCount > 0 else { return }
+        result.output.append(contentsOf: UnsafeBufferPointer(start: staging, count: stagedCount))
+        stagedCount = 0
+    }
+
     private mutating func emit(_ verdict: Verdict, _ value: UnsafeRawBufferPointer?) -> Verdict {
+        flushStaged()
         if perRecord {
             context.writer.record(file: context.file, prefix: context.jsonlPrefix, number: number, value: value,
                                   verdict: verdict, rendered: &rendered, into: &result.output)

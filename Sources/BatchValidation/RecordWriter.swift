@@ -124,27 +124,39 @@ struct RecordWriter: Sendable {
     /// after `prefix` (``jsonlPrefix(file:)``).
     func recordValidAsIs(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard options.format.isPerRecord, options.only.admits(true) else { return }
-        guard options.format == .jsonl, !options.isSecret else {
+        guard writesValidAsIsDirectly else {
             let normalized = String(decoding: value, as: UTF8.self)
             let key = String(decoding: value.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
             record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
             return
         }
-        let includesKey = options.includesKey
-        // One copy into `out` for the whole record; the worst case escapes every byte (6×).
         prefix.withUnsafeBytes { prefix in
-            out.appendWritten(capacity: 80 + prefix.count + 12 * value.count) { cursor in
-                cursor.write(prefix)
-                cursor.writeDecimal(number)
-                cursor.write(#", "valid": true, "errors": [], "normalized": "#)
-                cursor.writeJSON(value, lowercased: false)
-                if includesKey {
-                    cursor.write(#", "key": "#)
-                    cursor.writeJSON(value, lowercased: true)
-                }
-                cursor.write("}\n")
+            out.appendWritten(capacity: validAsIsCapacity(prefix: prefix, value: value)) { cursor in
+                writeValidAsIs(prefix: prefix, number: number, value: value, into: &cursor)
             }
         }
+    }
+
+    /// True when valid-as-is records are JSONL written straight from the bytes
+    /// (``writeValidAsIs(prefix:number:value:into:)``).
+    var writesValidAsIsDirectly: Bool { options.format == .jsonl && !options.isSecret && options.only.admits(true) }
+
+    /// The most ``writeValidAsIs(prefix:number:value:into:)`` writes: every byte escaped (6×).
+    func validAsIsCapacity(prefix: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
+        80 + prefix.count + 12 * value.count
+    }
+
+    /// The JSONL record of a valid-as-is value, after `prefix` (``jsonlPrefix(file:)``).
+    func writeValidAsIs(prefix: UnsafeRawBufferPointer, number: Int, value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
+        cursor.write(prefix)
+        cursor.writeDecimal(number)
+        cursor.write(#", "valid": true, "errors": [], "normalized": "#)
+        cursor.writeJSON(value, lowercased: false)
+        if options.includesKey {
+            cursor.write(#", "key": "#)
+            cursor.writeJSON(value, lowercased: true)
+        }
+        cursor.write("}\n")
     }
 
     // MARK: - Per-record formats
@@ -152,7 +164,7 @@ struct RecordWriter: Sendable {
     private func jsonl(_ prefix: [UInt8], _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
                        _ normalized: String?, _ key: String?, _ rendered: inout RenderedViolations, _ out: inout [UInt8]) {
         var capacity = prefix.count + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
-        for violation in violations { capacity += rendered.json(violation).count + 2 }
+        for violation in violations { capacity += rendered.size(violation) + 2 }
         // One copy into `out` for the whole record.
         out.appendWritten(capacity: capacity) { cursor in
             prefix.withUnsafeBytes { cursor.write($0) }
@@ -160,7 +172,7 @@ struct RecordWriter: Sendable {
             cursor.write(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
             for (index, violation) in violations.enumerated() {
                 if index > 0 { cursor.write(", ") }
-                rendered.json(violation).withUnsafeBytes { cursor.write($0) }
+                rendered.write(violation, into: &cursor)
             }
             cursor.write(UInt8(ascii: "]"))
             if let normalized {
@@ -273,15 +285,29 @@ struct RecordWriter: Sendable {
 struct RenderedViolations {
     private var memo = ViolationMemo<[UInt8]>()
 
-    /// `{"code": …, "rule": …, "message": …}` for `violation`.
-    mutating func json(_ violation: FieldViolation) -> [UInt8] {
-        if let index = memo.index(of: violation) { return memo.values[index] }
+    /// The size of ``write(_:into:)``'s output for `violation`.
+    mutating func size(_ violation: FieldViolation) -> Int {
+        if let index = memo.index(of: violation) { return memo.values[index].count }
+        let object = Self.render(violation)
+        memo.insert(violation, object)
+        return object.count
+    }
+
+    /// Writes `{"code": …, "rule": …, "message": …}` for `violation`.
+    mutating func write(_ violation: FieldViolation, into cursor: inout ByteCursor) {
+        if let index = memo.index(of: violation) {
+            memo.values[index].withUnsafeBytes { cursor.write($0) }
+        } else {
+            Self.render(violation).withUnsafeBytes { cursor.write($0) }
+        }
+    }
+
+    private static func render(_ violation: FieldViolation) -> [UInt8] {
         var object: [UInt8] = []
         object.append(#"{"code": "#); appendJSON(violation.code, &object)
         object.append(#", "rule": "#); appendJSON(violation.rule, &object)
         object.append(#", "message": "#); appendJSON(violation.message, &object)
         object.append(UInt8(ascii: "}"))
-        memo.insert(violation, object)
         return object
     }
 }
@@ -332,7 +358,7 @@ func appendDecimal(_ value: Int, _ out: inout [UInt8]) {
 /// check, so a record costs one bounds-checked append instead of one per piece. The reservation
 /// (``Swift/Array/appendWritten(capacity:_:)``) must cover the worst case.
 struct ByteCursor {
-    private(set) var next: UnsafeMutablePointer<UInt8>
+    var next: UnsafeMutablePointer<UInt8>
 
     mutating func write(_ byte: UInt8) {
         next.initialize(to: byte)
@@ -391,6 +417,7 @@ struct ByteCursor {
 
     /// Valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters lowercased:
     /// at most 2 + 6 × `bytes.count` bytes.
+    @inline(__always)
     mutating func writeJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool) {
         let opening = next
         write(UInt8(ascii: "\""))

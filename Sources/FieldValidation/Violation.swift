@@ -64,28 +64,20 @@ public struct ValidationResult: Sendable, Hashable {
     public var normalized: String?
     /// Canonical uniqueness key (display names only): `John.Doe` and `john.doe` share one.
     public var key: String? {
-        get {
-            switch keySource {
-            case .none: nil
-            case let .given(key): key
-            case .canonicalOfNormalized: normalized.map(Keys.canonical)
-            }
+        get { derivesKey ? normalized.map(Keys.canonical) : givenKey }
+        set {
+            givenKey = newValue
+            derivesKey = false
         }
-        set { keySource = newValue.map(KeySource.given) ?? .none }
     }
     /// Email only: the address with its domain in ASCII (`xn--`) form; nil when the local part
     /// is not ASCII or the address is invalid.
     public var asciiForm: String?
 
-    /// Where ``key`` comes from: built only when asked for, as most callers never do.
-    private var keySource: KeySource
-
-    private enum KeySource: Sendable, Hashable {
-        case none
-        case given(String)
-        /// ``Keys/canonical(_:)`` of ``normalized``.
-        case canonicalOfNormalized
-    }
+    private var givenKey: String?
+    /// True when ``key`` is ``Keys/canonical(_:)`` of ``normalized``, built only when asked for,
+    /// as most callers never do.
+    private var derivesKey = false
 
     /// True when no rule was violated.
     public var isValid: Bool { violations.isEmpty }
@@ -97,14 +89,14 @@ public struct ValidationResult: Sendable, Hashable {
     public init(violations: [Violation] = [], normalized: String? = nil, key: String? = nil, asciiForm: String? = nil) {
         self.violations = violations
         self.normalized = normalized
-        self.keySource = key.map(KeySource.given) ?? .none
+        self.givenKey = key
         self.asciiForm = asciiForm
     }
 
     /// A valid display name: `name` is the normalized value and its canonical key the key.
     init(validDisplayName name: String) {
         self.init(normalized: name)
-        keySource = .canonicalOfNormalized
+        derivesKey = true
     }
 
     public static func == (lhs: ValidationResult, rhs: ValidationResult) -> Bool {
