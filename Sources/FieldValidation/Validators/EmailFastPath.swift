@@ -298,8 +298,9 @@ final class EmailFastPath: @unchecked Sendable {
                           trailing: at > 0 && p[at - 1] == UInt8(ascii: "."),
                           consecutive: localScan.pairs & Self.period != 0, nfc: nil, isASCII: true)
         if localScan.flags & Self.high != 0 {
-            guard !asciiOnly, !EmailRules.hasUnsafeCharacters(localBytes),
-                  let normalized = normalizedLocal(localBytes) else { return nil }
+            // `email.ascii-only` names the characters: left to the rule.
+            guard !EmailRules.hasUnsafeCharacters(localBytes), let normalized = normalizedLocal(localBytes),
+                  !asciiOnly || normalized.isASCII else { return nil }
             local = normalized
         }
         var candidates: UInt64 = 0
