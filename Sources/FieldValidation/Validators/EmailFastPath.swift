@@ -93,8 +93,11 @@ final class EmailFastPath: @unchecked Sendable {
         let min: Int?
         let max: Int?
 
+        @inline(__always)
         func violation(octets: Int, codePoints: Int) -> Violation? {
-            rule.lengthViolation(unit == .utf8Octets ? octets : codePoints, min: min, max: max)
+            let length = unit == .utf8Octets ? octets : codePoints
+            if (min.map { length >= $0 } ?? true) && (max.map { length <= $0 } ?? true) { return nil }
+            return rule.lengthViolation(length, min: min, max: max)
         }
     }
 
@@ -194,7 +197,6 @@ final class EmailFastPath: @unchecked Sendable {
     static let high: UInt8 = 8
     static let atSign: UInt8 = 16
     static let period: UInt8 = 32
-    /// Must be `period << 1` (the hyphen-next-to-period test shifts one into the other).
     static let hyphen: UInt8 = 64
 
     // INVARIANT: written once here, then only read.
@@ -220,43 +222,49 @@ final class EmailFastPath: @unchecked Sendable {
     struct PartScan {
         /// The classes of its bytes, OR-ed.
         var flags: UInt8 = 0
-        /// Classes of adjacent pairs (`period` set: `..`; `hyphen` set: `--`).
-        var pairs: UInt8 = 0
-        /// A `-` next to a `.` (`.-` or `-.`).
+        var consecutivePeriods = false
+        /// Labels (with `labels`): a `-` right before or after a period, the longest label and
+        /// where the last one starts.
         var hyphenByPeriod = false
         var longestLabel = 0
         var lastLabelStart = 0
     }
 
-    /// Scans `p[start..<end]`, stopping early at an `@` when `stopAtAt` (the local part).
-    /// Returns the scan and where it stopped.
+    /// Scans `p[start..<end]`; periods are rare, so most bytes cost a load and an OR.
     @inline(__always)
-    private func scanPart(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, stopAtAt: Bool) -> (PartScan, Int) {
+    private func scanPart(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, labels: Bool) -> PartScan {
         var part = PartScan()
-        var previous: UInt8 = 0
         var labelStart = start
-        var i = start
-        var edges: UInt8 = 0
         let classes = self.classes
+        var i = start
         while i < end {
-            let byte = p[i]
-            if stopAtAt && byte == UInt8(ascii: "@") { break }
-            let kind = classes[Int(byte)]
+            let kind = classes[Int(p[i])]
             part.flags |= kind
-            part.pairs |= kind & previous
-            let marks = previous & (Self.period | Self.hyphen)
-            edges |= ((marks << 1) | (marks >> 1)) & kind & (Self.period | Self.hyphen)
             if kind & Self.period != 0 {
-                part.longestLabel = Swift.max(part.longestLabel, i - labelStart)
-                labelStart = i + 1
+                if i > start && p[i - 1] == UInt8(ascii: ".") { part.consecutivePeriods = true }
+                if labels {
+                    part.longestLabel = Swift.max(part.longestLabel, i - labelStart)
+                    if (i > start && p[i - 1] == UInt8(ascii: "-")) || (i + 1 < end && p[i + 1] == UInt8(ascii: "-")) {
+                        part.hyphenByPeriod = true
+                    }
+                    labelStart = i + 1
+                }
             }
-            previous = kind
             i += 1
         }
-        part.longestLabel = Swift.max(part.longestLabel, i - labelStart)
+        part.longestLabel = Swift.max(part.longestLabel, end - labelStart)
         part.lastLabelStart = labelStart
-        part.hyphenByPeriod = edges != 0
-        return (part, i)
+        return part
+    }
+
+    /// Whether `p[start..<end]` has `--`.
+    private static func hasDoubleHyphen(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = start + 1
+        while i < end {
+            if p[i] == UInt8(ascii: "-") && p[i - 1] == UInt8(ascii: "-") { return true }
+            i += 1
+        }
+        return false
     }
 
     /// The facts about the local part the local rules need.
@@ -275,14 +283,15 @@ final class EmailFastPath: @unchecked Sendable {
     func decide(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult? {
         guard let p = bytes.baseAddress else { return nil }
         let n = bytes.count
-        let (localScan, at) = scanPart(p, from: 0, to: n, stopAtAt: true)
+        let at = memchr(p, Int32(UInt8(ascii: "@")), n).map { UnsafeRawPointer(p).distance(to: UnsafeRawPointer($0)) } ?? n
+        let localScan = scanPart(p, from: 0, to: at, labels: false)
         guard at < n else {
             // No `@`: only the rules on `address` have a subject.
             guard localScan.flags & Self.special == 0,
                   localScan.flags & Self.high == 0 || !EmailRules.hasUnsafeCharacters(bytes) else { return nil }
             return ValidationResult(violations: oneAtAlone[0])
         }
-        let (domainScan, _) = scanPart(p, from: at + 1, to: n, stopAtAt: false)
+        let domainScan = scanPart(p, from: at + 1, to: n, labels: true)
         if domainScan.flags & Self.atSign != 0 {
             var count = 0
             for byte in bytes where byte == UInt8(ascii: "@") { count += 1 }
@@ -296,7 +305,7 @@ final class EmailFastPath: @unchecked Sendable {
         let localBytes = UnsafeBufferPointer(rebasing: bytes[..<at])
         var local = Local(octets: at, codePoints: at, leading: at > 0 && p[0] == UInt8(ascii: "."),
                           trailing: at > 0 && p[at - 1] == UInt8(ascii: "."),
-                          consecutive: localScan.pairs & Self.period != 0, nfc: nil, isASCII: true)
+                          consecutive: localScan.consecutivePeriods, nfc: nil, isASCII: true)
         if localScan.flags & Self.high != 0 {
             // `email.ascii-only` names the characters: left to the rule.
             guard !EmailRules.hasUnsafeCharacters(localBytes), let normalized = normalizedLocal(localBytes),
@@ -318,9 +327,9 @@ final class EmailFastPath: @unchecked Sendable {
             return ValidationResult(violations: combine(candidates, emptyLocal, longLocal, nil, [empty]))
         }
         let last = p[n - 1]
-        let direct = flags & (Self.ldhBad | Self.high) == 0 && flags & Self.period != 0
-            && domainScan.pairs & Self.hyphen == 0 && !domainScan.hyphenByPeriod
-            && p[at + 1] != UInt8(ascii: "-") && last != UInt8(ascii: "-") && domainScan.longestLabel <= 63
+        let direct = flags & (Self.ldhBad | Self.high) == 0 && flags & Self.period != 0 && domainScan.longestLabel <= 63
+            && (flags & Self.hyphen == 0 || (!domainScan.hyphenByPeriod && p[at + 1] != UInt8(ascii: "-")
+                                              && last != UInt8(ascii: "-") && !Self.hasDoubleHyphen(p, from: at + 1, to: n)))
         let tooLong = maxLength.violation(octets: local.octets + 1 + domainCount, codePoints: local.codePoints + 1 + domainCount)
         guard direct else {
             return memoized(bytes, at: at, local: local, candidates: candidates, emptyLocal, longLocal, normalize: normalize)
@@ -328,7 +337,7 @@ final class EmailFastPath: @unchecked Sendable {
         // An LDH domain with a period, no `--` and short labels: IDNA has nothing to check.
         if p[at + 1] == UInt8(ascii: ".") { candidates |= Rule.domainLeading.bit }
         if last == UInt8(ascii: ".") { candidates |= Rule.domainTrailing.bit }
-        if domainScan.pairs & Self.period != 0 { candidates |= Rule.domainConsecutive.bit }
+        if domainScan.consecutivePeriods { candidates |= Rule.domainConsecutive.bit }
         if (last | 0x20) &- UInt8(ascii: "a") >= 26 { candidates |= Rule.topLevel.bit }
         let special = specialUseIndex(UnsafeBufferPointer(rebasing: bytes[domainScan.lastLabelStart...]))
         if special != nil { candidates |= Rule.specialUse.bit }
@@ -401,12 +410,12 @@ final class EmailFastPath: @unchecked Sendable {
         var copy = nfc
         return copy.withUTF8 { p -> Local? in
             guard let base = p.baseAddress else { return nil }
-            let (scan, end) = scanPart(base, from: 0, to: p.count, stopAtAt: true)
-            guard end == p.count, scan.flags & Self.atextBad == 0 else { return nil }
+            let scan = scanPart(base, from: 0, to: p.count, labels: false)
+            guard scan.flags & Self.atextBad == 0 else { return nil }
             var codePoints = 0
             for byte in p where byte & 0xC0 != 0x80 { codePoints += 1 }
             return Local(octets: p.count, codePoints: codePoints, leading: p.first == UInt8(ascii: "."),
-                         trailing: p.last == UInt8(ascii: "."), consecutive: scan.pairs & Self.period != 0, nfc: nfc,
+                         trailing: p.last == UInt8(ascii: "."), consecutive: scan.consecutivePeriods, nfc: nfc,
                          isASCII: scan.flags & Self.high == 0)
         }
     }
