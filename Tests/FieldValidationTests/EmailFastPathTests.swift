@@ -176,6 +176,27 @@ import Testing
         }
     }
 
+    /// More distinct memoized domains than the memo holds (it empties and refills), looked up
+    /// from several tasks at once, and domains too long to be kept: always the rules' answer.
+    @Test func memoAgreesWhenFullAndShared() async throws {
+        let validator = try EmailValidator()
+        let addresses = (0..<(DomainMemo.capacity + 500)).map { index in
+            ["john@host\(index)", "jo.hn@bücher\(index % 700).example", "a..b@x\(index)--y.com", "x@ex_\(index).com"][index % 4]
+        } + ["a@" + String(repeating: "bücher.", count: 40) + "de", "a@" + String(repeating: "x_", count: 200) + ".com"]
+        let expected = addresses.map { validator.validateRuleByRule($0) }
+        let results = await withTaskGroup(of: (Int, ValidationResult).self) { group in
+            for (index, address) in addresses.enumerated() {
+                group.addTask { (index, validator.validate(address)) }
+            }
+            var results = [ValidationResult?](repeating: nil, count: addresses.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for (index, address) in addresses.enumerated() {
+            #expect(results[index] == expected[index], "\(address.debugDescription)")
+        }
+    }
+
     /// The memo returns the same outcome the second time, and for every local part.
     @Test func memoizedDomainsAgreeWhenRepeated() throws {
         let validators = try Self.validators.get()

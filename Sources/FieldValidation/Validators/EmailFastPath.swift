@@ -502,7 +502,8 @@ final class EmailFastPath: @unchecked Sendable {
 /// once per address. At most ``capacity`` domains are kept; when full, the memo is emptied and
 /// refills with the domains in use.
 final class DomainMemo: @unchecked Sendable {
-    // INVARIANT: `slots`, `entries` and `keyBytes` are only read or written with `lock` held.
+    // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
+    // read or written with `lock` held.
 
     /// What the rules make of `a@D`.
     final class Outcome: Sendable {
@@ -525,60 +526,96 @@ final class DomainMemo: @unchecked Sendable {
     }
 
     static let capacity = 4096
-    private static let slotCount = 8192
+    /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
+    /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
+    static let maxKeyBytes = 255
+    private static let slotCount = 2 * capacity
     private let lock = NSLock()
-    /// Open addressing: `slots[h]` is an index into `entries` plus one, 0 when empty.
-    private var slots = [Int32](repeating: 0, count: DomainMemo.slotCount)
-    private var entries: [(hash: UInt64, start: Int, count: Int, outcome: Outcome)] = []
-    /// The keys' bytes, one after another.
-    private var keyBytes: [UInt8] = []
+    // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
+    /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
+    private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: DomainMemo.slotCount)
+    private let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: DomainMemo.capacity)
+    /// Entry `i`'s key is `keys[i * maxKeyBytes ..< i * maxKeyBytes + keyCounts[i]]`.
+    private let keyCounts = UnsafeMutablePointer<Int>.allocate(capacity: DomainMemo.capacity)
+    private let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: DomainMemo.capacity * DomainMemo.maxKeyBytes)
+    private let outcomes = UnsafeMutablePointer<Outcome?>.allocate(capacity: DomainMemo.capacity)
+    /// How many entries are in use.
+    private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+    init() {
+        slots.initialize(repeating: 0, count: Self.slotCount)
+        hashes.initialize(repeating: 0, count: Self.capacity)
+        keyCounts.initialize(repeating: 0, count: Self.capacity)
+        outcomes.initialize(repeating: nil, count: Self.capacity)
+        count.initialize(to: 0)
+    }
+
+    deinit {
+        outcomes.deinitialize(count: Self.capacity)
+        for pointer in [UnsafeMutableRawPointer(slots), UnsafeMutableRawPointer(hashes), UnsafeMutableRawPointer(keyCounts),
+                        UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(outcomes), UnsafeMutableRawPointer(count)] {
+            pointer.deallocate()
+        }
+    }
 
     /// The outcome for `domain`, computed with `compute` (given the domain as a string) when unknown.
     func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Outcome) -> Outcome {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in domain { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        if let known = lock.withLock({ find(domain, hash: hash).outcome }) { return known }
+        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
+            return compute(String(decoding: domain, as: UTF8.self))
+        }
+        let hash = Self.hash(UnsafeRawPointer(base), domain.count)
+        if let known = lock.withLock({ find(base, domain.count, hash: hash).outcome }) { return known }
         // Computed outside the lock: two threads may both compute a new domain, harmlessly.
         let outcome = compute(String(decoding: domain, as: UTF8.self))
         lock.withLock {
-            let (found, slot) = find(domain, hash: hash)
+            var (found, slot) = find(base, domain.count, hash: hash)
             guard found == nil else { return }
-            if entries.count >= Self.capacity {
-                entries.removeAll(keepingCapacity: true)
-                keyBytes.removeAll(keepingCapacity: true)
-                for i in slots.indices { slots[i] = 0 }
-                let (_, empty) = find(domain, hash: hash)
-                insert(domain, hash: hash, outcome: outcome, slot: empty)
-            } else {
-                insert(domain, hash: hash, outcome: outcome, slot: slot)
+            if count.pointee >= Self.capacity {
+                // Full: start again with the domains in use.
+                slots.update(repeating: 0, count: Self.slotCount)
+                outcomes.update(repeating: nil, count: Self.capacity)
+                count.pointee = 0
+                (found, slot) = find(base, domain.count, hash: hash)
             }
+            let entry = count.pointee
+            count.pointee += 1
+            hashes[entry] = hash
+            keyCounts[entry] = domain.count
+            (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
+            outcomes[entry] = outcome
+            slots[slot] = Int32(entry + 1)
         }
         return outcome
     }
 
-    /// The entry for `domain`, or the empty slot where it belongs. Call with `lock` held.
-    private func find(_ domain: UnsafeBufferPointer<UInt8>, hash: UInt64) -> (outcome: Outcome?, slot: Int) {
+    /// A 64-bit hash of `count` bytes at `bytes`, eight at a time.
+    private static func hash(_ bytes: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
+        var i = 0
+        while i + 8 <= count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+            i += 8
+        }
+        while i < count {
+            hash = (hash ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0x100_0000_01b3
+            i += 1
+        }
+        return hash ^ (hash >> 32)
+    }
+
+    /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
+    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Outcome?, slot: Int) {
         let mask = Self.slotCount - 1
-        var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let entry = Int(slots[slot]) - 1
             if entry < 0 { return (nil, slot) }
-            let candidate = entries[entry]
-            if candidate.hash == hash && candidate.count == domain.count {
-                let same = keyBytes.withUnsafeBufferPointer { keys in
-                    guard let base = keys.baseAddress, let other = domain.baseAddress else { return candidate.count == 0 }
-                    return memcmp(base + candidate.start, other, candidate.count) == 0
-                }
-                if same { return (candidate.outcome, slot) }
+            if hashes[entry] == hash && keyCounts[entry] == keyCount
+                && memcmp(keys + entry * Self.maxKeyBytes, key, keyCount) == 0 {
+                return (outcomes[entry], slot)
             }
             slot = (slot + 1) & mask
         }
-    }
-
-    /// Call with `lock` held, with fewer than ``capacity`` entries.
-    private func insert(_ domain: UnsafeBufferPointer<UInt8>, hash: UInt64, outcome: Outcome, slot: Int) {
-        entries.append((hash, keyBytes.count, domain.count, outcome))
-        keyBytes.append(contentsOf: domain)
-        slots[slot] = Int32(entries.count)
     }
 }
