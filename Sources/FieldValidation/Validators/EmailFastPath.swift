@@ -330,10 +330,11 @@ final class EmailFastPath: @unchecked Sendable {
         let direct = flags & (Self.ldhBad | Self.high) == 0 && flags & Self.period != 0 && domainScan.longestLabel <= 63
             && (flags & Self.hyphen == 0 || (!domainScan.hyphenByPeriod && p[at + 1] != UInt8(ascii: "-")
                                               && last != UInt8(ascii: "-") && !Self.hasDoubleHyphen(p, from: at + 1, to: n)))
-        let tooLong = maxLength.violation(octets: local.octets + 1 + domainCount, codePoints: local.codePoints + 1 + domainCount)
         guard direct else {
             return memoized(bytes, at: at, local: local, candidates: candidates, emptyLocal, longLocal, normalize: normalize)
         }
+        // `ascii-address` is the local part, `@` and the lowercased domain.
+        let tooLong = maxLength.violation(octets: local.octets + 1 + domainCount, codePoints: local.codePoints + 1 + domainCount)
         // An LDH domain with a period, no `--` and short labels: IDNA has nothing to check.
         if p[at + 1] == UInt8(ascii: ".") { candidates |= Rule.domainLeading.bit }
         if last == UInt8(ascii: ".") { candidates |= Rule.domainTrailing.bit }
