@@ -2,8 +2,8 @@ import FieldValidation
 
 /// `EmailValidator` (default and ASCII-only) on arbitrary bytes.
 ///
-/// Checks: the `String` and `validate(utf8:)` entry points agree (for clean UTF-8, their
-/// precondition); results are deterministic; a valid address's `normalized` form validates again
+/// Checks: the `String`, `validate(utf8:)` and `violations(utf8:)` entry points agree (for clean
+/// UTF-8, their precondition); results are deterministic; a valid address's `normalized` form validates again
 /// to itself (idempotent); `asciiForm`, when present, is ASCII; an invalid result carries a code.
 public enum EmailHarness {
     static let validators: [EmailValidator] = [try? EmailValidator(), try? EmailValidator(asciiOnly: true)].compactMap { $0 }
@@ -16,8 +16,13 @@ public enum EmailHarness {
             let mode = index == 0 ? "default" : "ascii-only"
             let result = validator.validate(address)
             if validator.validate(address) != result { findings.append(FuzzFinding("\(mode): two validations differ")) }
-            if DisplayNameHarness.isCleanUTF8(input), validator.validate(utf8: input) != result {
-                findings.append(FuzzFinding("\(mode): validate(utf8:) and validate(String) differ"))
+            if DisplayNameHarness.isCleanUTF8(input) {
+                if validator.validate(utf8: input) != result {
+                    findings.append(FuzzFinding("\(mode): validate(utf8:) and validate(String) differ"))
+                }
+                if validator.violations(utf8: input) != result.violations {
+                    findings.append(FuzzFinding("\(mode): violations(utf8:) and validate(String) differ"))
+                }
             }
             if !result.isValid, result.codes.isEmpty { findings.append(FuzzFinding("\(mode): invalid without a code")) }
             if result.isValid != (result.normalized != nil) {

@@ -56,14 +56,15 @@ struct DisplayNameChecker: FieldChecker {
     }
 }
 
-/// Email addresses: `normalized` is the NFC local part and lowercased domain.
+/// Email addresses: `normalized` is the NFC local part and lowercased domain, built only when
+/// the output shows it.
 struct EmailChecker: FieldChecker {
     let validator: EmailValidator
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        guard detail == .full else { return FieldOutcome(violations: validator.violations(utf8: value)) }
         let result = validator.validate(utf8: value)
-        return FieldOutcome(violations: result.violations,
-                            normalized: detail == .full ? result.normalized : nil)
+        return FieldOutcome(violations: result.violations, normalized: result.normalized)
     }
 }
 

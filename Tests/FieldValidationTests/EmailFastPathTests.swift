@@ -1,13 +1,31 @@
+import CorpusGeneration
 @testable import FieldValidation
 import PropertyBased
 import Testing
 
-/// The email fast path (proofs from one scan, the domain memo) must always agree with evaluating
-/// every rule one by one: violations, normalized form and ASCII form.
+/// The email fast path (decisions from one scan, the domain memo) must always agree with
+/// evaluating every rule one by one: violations with their parameters, normalized form and ASCII
+/// form, through every entry point.
 @Suite struct EmailFastPathTests {
     static let validators = Result { () throws(RulePackError) in
-        [try EmailValidator(), try EmailValidator(asciiOnly: true)]
+        [try EmailValidator(), try EmailValidator(asciiOnly: true),
+         try EmailValidator(packs: RulePackSet.shipped.adding(RulePackSet.parse(showingParameters, name: "parameters.yaml")))]
     }
+
+    /// Every shipped email rule with a message that shows every parameter a rule can report,
+    /// and other length limits: the fast path stays (same semantics), and a violation it
+    /// returns with a wrong parameter or limit shows in the message too.
+    static let showingParameters = "pack: parameters\nfield: email\nrules:\n" + [
+        "unsafe-characters", "display-name", "quoted-local-part", "comment", "domain-literal", "one-at-sign", "max-length",
+        "local-part-empty", "local-part-length", "local-part-characters", "local-part-leading-period",
+        "local-part-trailing-period", "local-part-consecutive-periods", "ascii-only", "domain-empty", "domain-characters",
+        "domain-leading-period", "domain-trailing-period", "domain-consecutive-periods", "domain-hyphen",
+        "domain-reserved-hyphens", "idna", "domain-needs-period", "domain-label-length", "domain-top-level",
+        "special-use-domain",
+    ].map { id in
+        "  - id: email.\(id)\n    override: true\n    message: \"\(id) {match} {characters} {count} {length} {reason} {min} {max}\"\n"
+    }.joined() + "  - id: email.local-part-length\n    override: true\n    max: 20\n"
+        + "  - id: email.max-length\n    override: true\n    max: 40\n"
 
     /// Pieces that exercise every rule: atext and the characters rules look for, IDNA material
     /// (`xn--`, `--`, Unicode domains, a combining mark), special-use names in both cases, runs
@@ -23,10 +41,63 @@ import Testing
 
     static func expectAgreement(_ validator: EmailValidator, _ address: String) {
         let reference = validator.validateRuleByRule(address)
-        #expect(validator.validate(address) == reference, "\(address.debugDescription)")
+        let direct = validator.validate(address)
+        #expect(direct == reference, "\(address.debugDescription): \(describe(direct)) vs \(describe(reference))")
         var copy = address
         let viaBytes = copy.withUTF8 { validator.validate(utf8: UnsafeRawBufferPointer($0)) }
-        #expect(viaBytes == reference, "\(address.debugDescription) via bytes")
+        #expect(viaBytes == reference, "\(address.debugDescription) via bytes: \(describe(viaBytes))")
+        let violations = copy.withUTF8 { validator.violations(utf8: UnsafeRawBufferPointer($0)) }
+        #expect(violations == reference.violations, "\(address.debugDescription) violations only")
+    }
+
+    /// A result for a failure message: codes, parameters and forms.
+    static func describe(_ result: ValidationResult) -> String {
+        let violations = result.violations.map { "\($0.code) \($0.parameters.sorted { $0.key < $1.key })" }
+        return "\(violations) \(result.normalized ?? "-") \(result.asciiForm ?? "-")"
+    }
+
+    @Test func everyValidatorHasTheFastPath() throws {
+        for validator in try Self.validators.get() { #expect(validator.fastPath != nil) }
+    }
+
+    /// The failures the fast path decides by itself (without running the rules), each as it
+    /// comes in real exports: it must decide them, and agree with the rules.
+    @Test func fastPathDecidesTheCommonFailures() throws {
+        let long = String(repeating: "x", count: 70)
+        let addresses = [
+            "john.doe@example.com", "John.Doe@Example.COM", "üser@example.com", "\u{212A}elvin@example.com",
+            "john.doeexample.com", "a@b@example.com", "a@@example.com", "@@@", "bücher.example",
+            "@example.com", "\(long)@example.com", "\(long)@bücher.example", "é\(long)@example.com",
+            ".john@example.com", "john.@example.com", "jo..hn@example.com", ".jo..hn.@example.com",
+            "john@", "john@.example.com", "john@example.com.", "john@example..com", "john@.example..com.",
+            "john@host.test", "john@HOST.LocalHost", "john@a.b.onion", "john@x.arpa", "john@x.invalid", "john@x.local",
+            "john@example.c0m", "john@192.0.2.1", "..@.test",
+            "john@stone", "john@bücher.example", "john@xn--bcher-kva.example", "john@ab--cd.com", "john@-x.com",
+            "john@exa_mple.com", "john@bücher.test", "\(long)@stone", "a..b@stone",
+            "\(long)@" + String(repeating: "abcdefgh.", count: 22) + "com",
+        ]
+        for validator in try Self.validators.get() {
+            let fastPath = try #require(validator.fastPath)
+            for address in addresses {
+                var copy = address
+                let decided = copy.withUTF8 { fastPath.decide($0, normalize: true) }
+                // `email.ascii-only` reports the characters: the rule decides.
+                let leftToRules = validator.asciiOnly && ["ü", "é"].contains { address.hasPrefix($0) }
+                #expect(leftToRules ? decided == nil : decided == validator.validateRuleByRule(address),
+                        "\(address.debugDescription) decided")
+                Self.expectAgreement(validator, address)
+            }
+        }
+    }
+
+    /// Labelled addresses of every mutation the corpus generator makes (the failures of real
+    /// exports, valid addresses, Unicode local parts and domains).
+    @Test func fastPathAgreesOnGeneratedCorpusRecords() throws {
+        let validators = try Self.validators.get()
+        var corpus = EmailCorpus(seed: 20_261_122)
+        for record in corpus.records(3000) {
+            for validator in validators { Self.expectAgreement(validator, record.value) }
+        }
     }
 
     @Test func fastPathExistsForTheShippedRulesOnly() throws {
@@ -102,6 +173,27 @@ import Testing
         }
         for validator in validators {
             for address in addresses { Self.expectAgreement(validator, address) }
+        }
+    }
+
+    /// More distinct memoized domains than the memo holds (it empties and refills), looked up
+    /// from several tasks at once, and domains too long to be kept: always the rules' answer.
+    @Test func memoAgreesWhenFullAndShared() async throws {
+        let validator = try EmailValidator()
+        let addresses = (0..<(DomainMemo.capacity + 500)).map { index in
+            ["john@host\(index)", "jo.hn@bücher\(index % 700).example", "a..b@x\(index)--y.com", "x@ex_\(index).com"][index % 4]
+        } + ["a@" + String(repeating: "bücher.", count: 40) + "de", "a@" + String(repeating: "x_", count: 200) + ".com"]
+        let expected = addresses.map { validator.validateRuleByRule($0) }
+        let results = await withTaskGroup(of: (Int, ValidationResult).self) { group in
+            for (index, address) in addresses.enumerated() {
+                group.addTask { (index, validator.validate(address)) }
+            }
+            var results = [ValidationResult?](repeating: nil, count: addresses.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for (index, address) in addresses.enumerated() {
+            #expect(results[index] == expected[index], "\(address.debugDescription)")
         }
     }
 

@@ -1,140 +1,131 @@
 import Foundation
+import IDNA
 
-/// The email fast path: one pass over the bytes of an address proves, rule by rule, which of
-/// the shipped email rules cannot fire, so the validator runs only the others (through the
-/// real ``CompiledRule``, so violations are exactly the rule-by-rule ones). When every rule is
-/// proven, the address is valid and costs one scan and the normalized string.
+/// The email fast path: one pass over the bytes of an address *decides* it whenever it can,
+/// returning exactly the result the rules would (``EmailValidator/validateRuleByRule(_:)``),
+/// and otherwise returns nil so the rules run one by one.
 ///
 /// It exists only when the compiled rules are the shipped email rules in their semantics: the
 /// same ids in the same order, with the same kind, `on`, pattern text (or Swift rule) and
-/// `unless` (see ``shipped``). Messages, codes and length limits may be overridden; limits are
-/// read from the rules. A proof is only ever "this rule passes"; anything the scan is not sure
-/// about (non-ASCII parts, `--` in the domain, a violation) is left to the rule itself.
+/// `unless` (see ``shipped``). Messages, codes and length limits may be overridden: limits are
+/// read from the rules, and every violation the fast path returns was produced at init by the
+/// real rule on a sample (``CompiledRule/evaluate(_:)``), so it only decides violations whose
+/// text and parameters do not depend on the value (or depend only on a length or count).
 ///
-/// Addresses whose local part is proven but whose domain is not ASCII (or contains `--`, such
-/// as `xn--` labels) are decided by ``DomainMemo``: the outcome of the rules for `a@domain`,
-/// computed once per domain. The property test `EmailFastPathTests` checks that both paths
-/// agree on generated addresses.
-final class EmailFastPath: Sendable {
-    /// What a rule's proof needs to hold, for the rule to be skipped.
-    ///
-    /// Each case is equivalent to its pack rule *passing* under the stated condition (parts are
-    /// the bytes before and after the only `@`; "ASCII part" means every byte is below 0x80).
-    enum Proof: Sendable {
-        /// `email.unsafe-characters`: an ASCII address is unsafe only through C0 controls, DEL
-        /// (general category Cc) and SPACE (Zs); ASCII has no format, unassigned, separator or
-        /// mark characters.
-        case noUnsafeASCII
-        /// `email.display-name` (`<[^<>]*@[^<>]*>`): cannot match without both `<` and `>`.
-        case noAngleBrackets
-        /// `email.quoted-local-part` (`"`): no `"` byte.
-        case noQuote
-        /// `email.comment` (`\([^()]*\)`): cannot match without both `(` and `)`.
-        case noParentheses
-        /// `email.domain-literal` (`@\[`): no `[` byte.
-        case noBracket
-        /// `email.one-at-sign`: exactly one `@` byte (`@` is ASCII, so bytes count scalars).
-        case oneAtSign
-        /// A length rule on `ascii-address`, `local-part` or `domain`: the part is ASCII (NFC
-        /// and lowercasing keep its length, octets equal code points) and within bounds.
-        case length(LengthSubject, min: Int?, max: Int?)
-        /// `email.local-part-characters`: every byte of the local part is atext or `.`
-        /// (a subset of the pattern's allowed set, so the pattern cannot match).
-        case localCharacters
-        /// `email.local-part-leading-period` / `-trailing-period` / `-consecutive-periods`:
-        /// an ASCII local part (its own NFC form) without that period.
-        case localLeadingPeriod, localTrailingPeriod, localConsecutivePeriods
-        /// `email.ascii-only`: the local part is ASCII.
-        case localASCII
-        /// `email.domain-characters`: every byte of the domain is a letter, digit, `-` or `.`.
-        case domainCharacters
-        /// `email.domain-leading-period` / `-trailing-period` / `-consecutive-periods` on an
-        /// ASCII domain.
-        case domainLeadingPeriod, domainTrailingPeriod, domainConsecutivePeriods
-        /// `email.domain-hyphen`: no label of an ASCII domain starts or ends with `-`.
-        case domainHyphen
-        /// `email.domain-reserved-hyphens` and `email.idna`: an ASCII domain without `--`
-        /// has no label with `--` in positions 3-4 and no `xn--` label, the only labels IDNA
-        /// checks in an ASCII domain.
-        case noDoubleHyphen
-        /// `email.domain-needs-period` (`\A[^.]+\z` on the lowercased ASCII domain): it has a
-        /// period, or is empty (then `ascii-domain` is absent).
-        case domainHasPeriod
-        /// `email.domain-label-length` (`[^.]{64}`): no label of the ASCII domain is longer
-        /// than 63 bytes.
-        case labelLength
-        /// `email.domain-top-level` (`(?s).*[A-Za-z]`, whole match): the ASCII domain ends in a
-        /// letter, or is empty.
-        case topLevelLetter
-        /// `email.special-use-domain`: the last label of the lowercased ASCII domain is none of
-        /// the pattern's names.
-        case notSpecialUse
+/// What it decides, for addresses without `<`, `>`, `"`, `(`, `)`, `[`, controls or spaces and
+/// without unsafe non-ASCII characters:
+/// - no `@` or several: `email.one-at-sign`, the only rule whose subject is present;
+/// - the local part (ASCII atext and periods, or non-ASCII once put in NFC): its lengths and
+///   leading, trailing and consecutive periods;
+/// - an ASCII domain of letters, digits, `-` and `.` with a period, no hyphen at a label edge,
+///   no `--` and labels of at most 63 octets: empty domain, leading, trailing and consecutive
+///   periods, the top-level rule and special-use names;
+/// - any other domain through ``DomainMemo``: the outcome of the domain rules for `a@domain`,
+///   computed once per domain (IDNA, `xn--` labels, dotless domains, hyphens, bad characters).
+///
+/// Why combining is exact: when no address-level rule (`on: address`) fires, the local-part
+/// rules see only the local part and the domain rules only the domain, and no rule of one
+/// group names a rule of the other in its `unless`; `email.max-length` is measured from both.
+/// The property tests in `EmailFastPathTests` check the fast path against the rules.
+final class EmailFastPath: @unchecked Sendable {
+    // INVARIANT: every stored property is written only in `init`; `classes` points to the
+    // static table, written once when it is created. Concurrent reads are safe.
+
+    /// The shipped rules, by position (``shipped`` has them in this order).
+    enum Rule: Int, CaseIterable {
+        case unsafe, displayName, quoted, comment, literal, oneAt, maxLength
+        case localEmpty, localLength, localCharacters, localLeading, localTrailing, localConsecutive, asciiOnly
+        case domainEmpty, domainCharacters, domainLeading, domainTrailing, domainConsecutive, domainHyphen
+        case reservedHyphens, idna, needsPeriod, labelLength, topLevel, specialUse
+
+        var bit: UInt64 { 1 << UInt64(rawValue) }
     }
 
-    /// Which string a length rule measures.
-    enum LengthSubject: Sendable { case address, local, domain }
-
     /// The shipped rules the fast path implements, in pack order: id, kind, `on`, pattern text
-    /// or Swift rule name, `unless` and the proof. Length limits are not part of it.
-    static let shipped: [(id: String, kind: RuleKind, on: String, detail: String, unless: [String], proof: Proof?)] = {
+    /// or Swift rule name, and `unless`. Length limits are not part of it.
+    static let shipped: [(id: String, kind: RuleKind, on: String, detail: String, unless: [String])] = {
         let specials = ["email.unsafe-characters", "email.display-name", "email.quoted-local-part", "email.comment"]
         return [
-            ("email.unsafe-characters", .swift, "address", "email.unsafe-characters", [], .noUnsafeASCII),
-            ("email.display-name", .mustNotMatch, "address", "<[^<>]*@[^<>]*>", [], .noAngleBrackets),
-            ("email.quoted-local-part", .mustNotMatch, "address", "\"", [], .noQuote),
-            ("email.comment", .mustNotMatch, "address", "\\([^()]*\\)", [], .noParentheses),
-            ("email.domain-literal", .mustNotMatch, "address", "@\\[", [], .noBracket),
-            ("email.one-at-sign", .swift, "address", "email.one-at-sign", Array(specials.dropFirst()), .oneAtSign),
-            ("email.max-length", .length, "ascii-address", "", [], nil),
-            ("email.local-part-empty", .length, "local-part", "", [], nil),
-            ("email.local-part-length", .length, "local-part", "", [], nil),
+            ("email.unsafe-characters", .swift, "address", "email.unsafe-characters", []),
+            ("email.display-name", .mustNotMatch, "address", "<[^<>]*@[^<>]*>", []),
+            ("email.quoted-local-part", .mustNotMatch, "address", "\"", []),
+            ("email.comment", .mustNotMatch, "address", "\\([^()]*\\)", []),
+            ("email.domain-literal", .mustNotMatch, "address", "@\\[", []),
+            ("email.one-at-sign", .swift, "address", "email.one-at-sign", Array(specials.dropFirst())),
+            ("email.max-length", .length, "ascii-address", "", []),
+            ("email.local-part-empty", .length, "local-part", "", []),
+            ("email.local-part-length", .length, "local-part", "", []),
             ("email.local-part-characters", .mustNotMatch, "local-part",
-             "[^A-Za-z0-9!#$%&'*+/=?^_`{|}~.\\x{80}-\\x{10FFFF}-]", specials, .localCharacters),
-            ("email.local-part-leading-period", .mustNotMatch, "local-part", "\\A\\.", [], .localLeadingPeriod),
-            ("email.local-part-trailing-period", .mustNotMatch, "local-part", "\\.\\z", [], .localTrailingPeriod),
-            ("email.local-part-consecutive-periods", .mustNotMatch, "local-part", "\\.\\.", [], .localConsecutivePeriods),
-            ("email.ascii-only", .swift, "local-part", "email.ascii-only", [], .localASCII),
-            ("email.domain-empty", .length, "domain", "", [], nil),
+             "[^A-Za-z0-9!#$%&'*+/=?^_`{|}~.\\x{80}-\\x{10FFFF}-]", specials),
+            ("email.local-part-leading-period", .mustNotMatch, "local-part", "\\A\\.", []),
+            ("email.local-part-trailing-period", .mustNotMatch, "local-part", "\\.\\z", []),
+            ("email.local-part-consecutive-periods", .mustNotMatch, "local-part", "\\.\\.", []),
+            ("email.ascii-only", .swift, "local-part", "email.ascii-only", []),
+            ("email.domain-empty", .length, "domain", "", []),
             ("email.domain-characters", .mustNotMatch, "domain", "[^A-Za-z0-9.\\x{80}-\\x{10FFFF}-]",
-             ["email.unsafe-characters", "email.display-name", "email.comment", "email.domain-literal"], .domainCharacters),
-            ("email.domain-leading-period", .mustNotMatch, "domain", "\\A\\.", [], .domainLeadingPeriod),
-            ("email.domain-trailing-period", .mustNotMatch, "domain", "\\.\\z", [], .domainTrailingPeriod),
-            ("email.domain-consecutive-periods", .mustNotMatch, "domain", "\\.\\.", [], .domainConsecutivePeriods),
-            ("email.domain-hyphen", .mustNotMatch, "domain", "(?:\\A|\\.)-|-(?:\\.|\\z)", [], .domainHyphen),
-            ("email.domain-reserved-hyphens", .mustNotMatch, "domain", "(?:\\A|\\.)(?![Xx][Nn]--)[^.]{2}--", [], .noDoubleHyphen),
+             ["email.unsafe-characters", "email.display-name", "email.comment", "email.domain-literal"]),
+            ("email.domain-leading-period", .mustNotMatch, "domain", "\\A\\.", []),
+            ("email.domain-trailing-period", .mustNotMatch, "domain", "\\.\\z", []),
+            ("email.domain-consecutive-periods", .mustNotMatch, "domain", "\\.\\.", []),
+            ("email.domain-hyphen", .mustNotMatch, "domain", "(?:\\A|\\.)-|-(?:\\.|\\z)", []),
+            ("email.domain-reserved-hyphens", .mustNotMatch, "domain", "(?:\\A|\\.)(?![Xx][Nn]--)[^.]{2}--", []),
             ("email.idna", .swift, "domain", "email.idna",
              ["email.unsafe-characters", "email.domain-characters", "email.domain-leading-period",
               "email.domain-trailing-period", "email.domain-consecutive-periods", "email.domain-hyphen",
-              "email.domain-reserved-hyphens", "email.display-name", "email.comment"], .noDoubleHyphen),
+              "email.domain-reserved-hyphens", "email.display-name", "email.comment"]),
             ("email.domain-needs-period", .mustNotMatch, "ascii-domain", "\\A[^.]+\\z",
-             ["email.display-name", "email.comment", "email.domain-literal"], .domainHasPeriod),
-            ("email.domain-label-length", .mustNotMatch, "ascii-domain", "[^.]{64}", [], .labelLength),
+             ["email.display-name", "email.comment", "email.domain-literal"]),
+            ("email.domain-label-length", .mustNotMatch, "ascii-domain", "[^.]{64}", []),
             ("email.domain-top-level", .mustMatch, "ascii-domain", "(?s).*[A-Za-z]",
              ["email.unsafe-characters", "email.display-name", "email.domain-literal", "email.domain-characters",
-              "email.domain-needs-period", "email.domain-trailing-period"], .topLevelLetter),
+              "email.domain-needs-period", "email.domain-trailing-period"]),
             ("email.special-use-domain", .mustNotMatch, "ascii-domain",
-             "(?:\\A|\\.)(?:arpa|invalid|local|localhost|onion|test)\\z", [], .notSpecialUse),
+             "(?:\\A|\\.)(?:arpa|invalid|local|localhost|onion|test)\\z", []),
         ]
     }()
-
     /// The labels `email.special-use-domain` rejects as the last label.
-    private static let specialUseLabels: [[UInt8]] = ["arpa", "invalid", "local", "localhost", "onion", "test"].map { Array($0.utf8) }
+    static let specialUseLabels: [[UInt8]] = ["arpa", "invalid", "local", "localhost", "onion", "test"].map { Array($0.utf8) }
 
-    let proofs: [Proof]
-    /// Every rule's bit.
-    let allRules: UInt64
-    /// The rules on `local-part`: when all are proven, the local part is clean ASCII atext.
-    private let localRules: UInt64
-    /// Bounds of `email.max-length`, checked again for memo-decided addresses.
-    private let addressBounds: (min: Int?, max: Int?)
+    /// A length rule: its bounds and unit, and the rule that renders its violations.
+    struct LengthRule {
+        let rule: CompiledRule
+        let unit: LengthUnit
+        let min: Int?
+        let max: Int?
+
+        @inline(__always)
+        func violation(octets: Int, codePoints: Int) -> Violation? {
+            let length = unit == .utf8Octets ? octets : codePoints
+            if (min.map { length >= $0 } ?? true) && (max.map { length <= $0 } ?? true) { return nil }
+            return rule.lengthViolation(length, min: min, max: max)
+        }
+    }
+
+    private let rules: CompiledRuleSet
+    private let asciiOnly: Bool
+    private let maxLength: LengthRule, localEmpty: LengthRule, localLength: LengthRule, domainEmpty: LengthRule
+    /// Violations that do not depend on the value, by rule (nil for the others), each also as a
+    /// one-element array (the commonest invalid outcome costs no allocation).
+    private let fixed: [Violation?]
+    private let fixedAlone: [[Violation]]
+    /// `email.one-at-sign` for 0, 2, 3, … `@`-signs (index = count), alone.
+    private let oneAtAlone: [[Violation]]
+    /// `email.special-use-domain` for a last label in ``specialUseLabels`` (same index).
+    private let specialUse: [Violation]
+    private let specialUseAlone: [[Violation]]
+    /// Rule `i`'s `unless` as a bit set.
+    private let unlessMasks: [UInt64]
+    /// Rules on `address`, and on `domain` / `ascii-domain`.
+    private let addressRules: UInt64
+    private let domainRules: UInt64
+    private let classes: UnsafePointer<UInt8>
     let memo = DomainMemo()
 
-    init?(_ rules: CompiledRuleSet) {
+    init?(_ rules: CompiledRuleSet, asciiOnly: Bool) {
         let shipped = Self.shipped
-        guard rules.rules.count == shipped.count else { return nil }
-        var proofs: [Proof] = []
-        var localRules: UInt64 = 0
-        var addressBounds: (min: Int?, max: Int?) = (nil, nil)
+        guard rules.rules.count == shipped.count, shipped.count == Rule.allCases.count else { return nil }
+        var lengths: [Rule: LengthRule] = [:]
+        var addressRules: UInt64 = 0, domainRules: UInt64 = 0
         for (index, (rule, expected)) in zip(rules.rules, shipped).enumerated() {
             let definition = rule.definition
             let detail: String
@@ -144,184 +135,350 @@ final class EmailFastPath: Sendable {
             case .length, .list: detail = ""
             }
             guard rule.id == expected.id, definition.kind == expected.kind, rule.target == expected.on,
-                  detail == expected.detail, rule.unless.map({ rules.rules[$0].id }) == expected.unless else { return nil }
-            if case let .length(_, min, max) = rule.check {
-                switch rule.target {
-                case "ascii-address":
-                    proofs.append(.length(.address, min: min, max: max))
-                    addressBounds = (min, max)
-                case "local-part": proofs.append(.length(.local, min: min, max: max))
-                default: proofs.append(.length(.domain, min: min, max: max))
-                }
-            } else if let proof = expected.proof {
-                proofs.append(proof)
-            } else {
-                return nil
+                  detail == expected.detail, rule.unless.map({ rules.rules[$0].id }) == expected.unless,
+                  let which = Rule(rawValue: index) else { return nil }
+            if case let .length(unit, min, max) = rule.check {
+                lengths[which] = LengthRule(rule: rule, unit: unit, min: min, max: max)
             }
-            if rule.target == "local-part" { localRules |= 1 << UInt64(index) }
-        }
-        self.proofs = proofs
-        self.allRules = UInt64.max >> UInt64(64 - proofs.count)
-        self.localRules = localRules
-        self.addressBounds = addressBounds
-    }
-
-    // MARK: - Scanning
-
-    /// Byte classes (bit set): atext, letter/digit/hyphen (domain), and "never allowed".
-    private static let atext: UInt8 = 1, ldh: UInt8 = 2
-    // INVARIANT: written once here, then only read.
-    nonisolated(unsafe) private static let classes: UnsafeMutablePointer<UInt8> = {
-        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        table.initialize(repeating: 0, count: 256)
-        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-".utf8 {
-            table[Int(byte)] = atext | ldh
-        }
-        // RFC 5322 section 3.2.3 atext, plus the period of dot-atom.
-        for byte in "!#$%&'*+/=?^_`{|}~.".utf8 { table[Int(byte)] |= atext }
-        table[Int(UInt8(ascii: "."))] |= ldh
-        return table
-    }()
-
-    /// What one pass over an address learns.
-    struct Scan {
-        /// The rules proven to pass (bit `i` for rule `i`).
-        var proven: UInt64 = 0
-        /// Offset of the `@` when there is exactly one.
-        var at: Int?
-        /// Whether the domain is non-ASCII or has `--`: the memo decides it.
-        var domainNeedsMemo = false
-    }
-
-    /// Scans valid UTF-8 `bytes` and proves what it can.
-    func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Scan {
-        var scan = Scan()
-        var ats = 0, at = 0
-        var unsafe = false, ascii = true
-        var lt = false, gt = false, quote = false, open = false, close = false, bracket = false
-        for (i, byte) in bytes.enumerated() {
-            switch byte {
-            case UInt8(ascii: "@"): ats += 1; at = i
-            case 0...0x20, 0x7F: unsafe = true
-            case UInt8(ascii: "<"): lt = true
-            case UInt8(ascii: ">"): gt = true
-            case UInt8(ascii: "\""): quote = true
-            case UInt8(ascii: "("): open = true
-            case UInt8(ascii: ")"): close = true
-            case UInt8(ascii: "["): bracket = true
-            case 0x80...: ascii = false
+            switch rule.target {
+            case "address": addressRules |= which.bit
+            case "domain", "ascii-domain": domainRules |= which.bit
             default: break
             }
         }
-        let local = ats == 1 ? Part(UnsafeBufferPointer(rebasing: bytes[..<at]), allowed: Self.atext) : nil
-        let domain = ats == 1 ? Part(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), allowed: Self.ldh) : nil
-        if ats == 1 {
-            scan.at = at
-            scan.domainNeedsMemo = domain.map { !$0.isASCII || $0.doubleHyphen } ?? false
+        guard let maxLength = lengths[.maxLength], let localEmpty = lengths[.localEmpty],
+              let localLength = lengths[.localLength], let domainEmpty = lengths[.domainEmpty] else { return nil }
+        /// The violation the real rule reports when its subject is `sample`.
+        func sample(_ which: Rule, _ sample: String) -> Violation? {
+            let rule = rules.rules[which.rawValue]
+            return rule.evaluate(FieldInput(field: .email, raw: sample, subjectList: [(rule.target, sample)], asciiOnly: asciiOnly))
         }
-        for (index, proof) in proofs.enumerated() {
-            let holds: Bool
-            switch proof {
-            case .noUnsafeASCII: holds = ascii && !unsafe
-            case .noAngleBrackets: holds = !lt || !gt
-            case .noQuote: holds = !quote
-            case .noParentheses: holds = !open || !close
-            case .noBracket: holds = !bracket
-            case .oneAtSign: holds = ats == 1
-            default:
-                // Rules on the parts pass when there is no single `@` (their subjects are absent).
-                guard let local, let domain else { holds = true; break }
-                holds = Self.holds(proof, local, domain)
-            }
-            if holds { scan.proven |= 1 << UInt64(index) }
+        var fixed = [Violation?](repeating: nil, count: shipped.count)
+        for (which, value) in [(Rule.localLeading, ".a"), (.localTrailing, "a."), (.localConsecutive, "a..b"),
+                               (.domainLeading, ".a"), (.domainTrailing, "a."), (.domainConsecutive, "a..b"),
+                               (.topLevel, "a.1")] {
+            guard let violation = sample(which, value) else { return nil }
+            fixed[which.rawValue] = violation
         }
-        return scan
+        var oneAt: [[Violation]] = []
+        for count in 0..<8 {
+            let violation = count == 1 ? nil : sample(.oneAt, "a" + String(repeating: "@", count: count))
+            guard (violation == nil) == (count == 1) else { return nil }
+            oneAt.append(violation.map { [$0] } ?? [])
+        }
+        var specialUse: [Violation] = []
+        for label in Self.specialUseLabels {
+            guard let violation = sample(.specialUse, "x." + String(decoding: label, as: UTF8.self)) else { return nil }
+            specialUse.append(violation)
+        }
+        self.rules = rules
+        self.asciiOnly = asciiOnly
+        (self.maxLength, self.localEmpty, self.localLength, self.domainEmpty) = (maxLength, localEmpty, localLength, domainEmpty)
+        self.fixed = fixed
+        self.fixedAlone = fixed.map { $0.map { [$0] } ?? [] }
+        self.oneAtAlone = oneAt
+        self.specialUse = specialUse
+        self.specialUseAlone = specialUse.map { [$0] }
+        self.unlessMasks = rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } }
+        self.addressRules = addressRules
+        self.domainRules = domainRules
+        self.classes = UnsafePointer(Self.classTable)
     }
 
-    private static func holds(_ proof: Proof, _ local: Part, _ domain: Part) -> Bool {
-        switch proof {
-        case let .length(subject, min, max):
-            let length: Int
-            switch subject {
-            case .address:
-                guard local.isASCII, domain.isASCII else { return false }
-                length = local.count + 1 + domain.count
-            case .local:
-                guard local.isASCII else { return false }
-                length = local.count
-            case .domain:
-                guard domain.isASCII else { return false }
-                length = domain.count
-            }
-            return min.map { length >= $0 } ?? true && max.map { length <= $0 } ?? true
-        case .localCharacters: return local.allAllowed
-        case .localLeadingPeriod: return local.isASCII && !local.leadingPeriod
-        case .localTrailingPeriod: return local.isASCII && !local.trailingPeriod
-        case .localConsecutivePeriods: return local.isASCII && !local.consecutivePeriods
-        case .localASCII: return local.isASCII
-        case .domainCharacters: return domain.allAllowed
-        case .domainLeadingPeriod: return domain.isASCII && !domain.leadingPeriod
-        case .domainTrailingPeriod: return domain.isASCII && !domain.trailingPeriod
-        case .domainConsecutivePeriods: return domain.isASCII && !domain.consecutivePeriods
-        case .domainHyphen: return domain.isASCII && !domain.hyphenAtLabelEdge
-        case .noDoubleHyphen: return domain.isASCII && !domain.doubleHyphen
-        case .domainHasPeriod: return domain.isASCII && (domain.hasPeriod || domain.count == 0)
-        case .labelLength: return domain.isASCII && domain.longestLabel <= 63
-        case .topLevelLetter: return domain.isASCII && (domain.endsInLetter || domain.count == 0)
-        case .notSpecialUse: return domain.isASCII && !domain.specialUse
-        case .noUnsafeASCII, .noAngleBrackets, .noQuote, .noParentheses, .noBracket, .oneAtSign: return false
-        }
-    }
+    // MARK: - Byte classes
 
-    /// Facts about one part of an address.
-    struct Part {
-        var count = 0
-        var isASCII = true
-        /// Every byte is in the allowed class (implies ASCII).
-        var allAllowed = true
-        var leadingPeriod = false, trailingPeriod = false, consecutivePeriods = false
-        var hyphenAtLabelEdge = false, doubleHyphen = false
-        var hasPeriod = false, endsInLetter = false
+    /// ASCII, neither atext nor `.` (RFC 5322 section 3.2.3).
+    static let atextBad: UInt8 = 1
+    /// ASCII, not a letter, digit, `-` or `.` (RFC 1035 LDH).
+    static let ldhBad: UInt8 = 2
+    /// `<`, `>`, `"`, `(`, `)`, `[`, C0 controls, SPACE, DEL: a rule on `address` may fire.
+    static let special: UInt8 = 4
+    /// A byte of a non-ASCII character.
+    static let high: UInt8 = 8
+    static let atSign: UInt8 = 16
+    static let period: UInt8 = 32
+    static let hyphen: UInt8 = 64
+
+    // INVARIANT: written once here, then only read.
+    nonisolated(unsafe) private static let classTable: UnsafeMutablePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        table.initialize(repeating: atextBad | ldhBad, count: 128)
+        (table + 128).initialize(repeating: high, count: 128)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8 { table[Int(byte)] = 0 }
+        for byte in "!#$%&'*+/=?^_`{|}~".utf8 { table[Int(byte)] = ldhBad }
+        table[Int(UInt8(ascii: "-"))] = hyphen
+        table[Int(UInt8(ascii: "."))] = period
+        table[Int(UInt8(ascii: "@"))] |= atSign
+        for byte in "<>\"([".utf8 { table[Int(byte)] |= special }
+        table[Int(UInt8(ascii: ")"))] |= special
+        for byte in 0...0x20 { table[byte] |= special }
+        table[0x7F] |= special
+        return table
+    }()
+
+    // MARK: - Deciding
+
+    /// What one pass learns about a part of an address.
+    struct PartScan {
+        /// The classes of its bytes, OR-ed.
+        var flags: UInt8 = 0
+        var consecutivePeriods = false
+        /// Labels (with `labels`): a `-` right before or after a period, the longest label and
+        /// where the last one starts.
+        var hyphenByPeriod = false
         var longestLabel = 0
-        /// The last label, lowercased, is one of the special-use names.
-        var specialUse = false
+        var lastLabelStart = 0
+    }
 
-        init(_ bytes: UnsafeBufferPointer<UInt8>, allowed: UInt8) {
-            count = bytes.count
-            var previous: UInt8 = UInt8(ascii: ".")
-            var labelStart = 0
-            for (i, byte) in bytes.enumerated() {
-                if byte >= 0x80 { isASCII = false }
-                if EmailFastPath.classes[Int(byte)] & allowed == 0 { allAllowed = false }
-                if byte == UInt8(ascii: ".") {
-                    hasPeriod = true
-                    if previous == UInt8(ascii: ".") && i > 0 { consecutivePeriods = true }
-                    if previous == UInt8(ascii: "-") { hyphenAtLabelEdge = true }
-                    longestLabel = Swift.max(longestLabel, i - labelStart)
+    /// Scans `p[start..<end]`; periods are rare, so most bytes cost a load and an OR.
+    @inline(__always)
+    private func scanPart(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, labels: Bool) -> PartScan {
+        var part = PartScan()
+        var labelStart = start
+        let classes = self.classes
+        var i = start
+        while i < end {
+            let kind = classes[Int(p[i])]
+            part.flags |= kind
+            if kind & Self.period != 0 {
+                if i > start && p[i - 1] == UInt8(ascii: ".") { part.consecutivePeriods = true }
+                if labels {
+                    part.longestLabel = Swift.max(part.longestLabel, i - labelStart)
+                    if (i > start && p[i - 1] == UInt8(ascii: "-")) || (i + 1 < end && p[i + 1] == UInt8(ascii: "-")) {
+                        part.hyphenByPeriod = true
+                    }
                     labelStart = i + 1
-                } else if byte == UInt8(ascii: "-") {
-                    if previous == UInt8(ascii: ".") { hyphenAtLabelEdge = true }
-                    if previous == UInt8(ascii: "-") { doubleHyphen = true }
                 }
-                previous = byte
             }
-            longestLabel = Swift.max(longestLabel, count - labelStart)
-            guard let first = bytes.first, let last = bytes.last else { return }
-            leadingPeriod = first == UInt8(ascii: ".")
-            trailingPeriod = last == UInt8(ascii: ".")
-            if last == UInt8(ascii: "-") { hyphenAtLabelEdge = true }
-            endsInLetter = (last | 0x20) &- UInt8(ascii: "a") < 26
-            let lastLabel = UnsafeBufferPointer(rebasing: bytes[labelStart...])
-            specialUse = EmailFastPath.specialUseLabels.contains { name in
-                name.count == lastLabel.count && zip(name, lastLabel).allSatisfy { $0 == ($1 &- 0x41 < 26 ? $1 | 0x20 : $1) }
+            i += 1
+        }
+        part.longestLabel = Swift.max(part.longestLabel, end - labelStart)
+        part.lastLabelStart = labelStart
+        return part
+    }
+
+    /// Whether `p[start..<end]` has `--`.
+    private static func hasDoubleHyphen(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = start + 1
+        while i < end {
+            if p[i] == UInt8(ascii: "-") && p[i - 1] == UInt8(ascii: "-") { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The facts about the local part the local rules need.
+    private struct Local {
+        var octets: Int
+        var codePoints: Int
+        var leading: Bool, trailing: Bool, consecutive: Bool
+        /// Its NFC form when that is not the bytes themselves.
+        var nfc: String?
+        /// Whether the NFC form is ASCII (then the address has an ASCII form).
+        var isASCII: Bool
+    }
+
+    /// The result the rules would give for valid UTF-8 `bytes`, or nil when the rules must run.
+    /// With `normalize` false, a valid result has no `normalized` / `asciiForm`.
+    func decide(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult? {
+        guard let p = bytes.baseAddress else { return nil }
+        let n = bytes.count
+        let at = memchr(p, Int32(UInt8(ascii: "@")), n).map { UnsafeRawPointer(p).distance(to: UnsafeRawPointer($0)) } ?? n
+        let localScan = scanPart(p, from: 0, to: at, labels: false)
+        guard at < n else {
+            // No `@`: only the rules on `address` have a subject.
+            guard localScan.flags & Self.special == 0,
+                  localScan.flags & Self.high == 0 || !EmailRules.hasUnsafeCharacters(bytes) else { return nil }
+            return ValidationResult(violations: oneAtAlone[0])
+        }
+        let domainScan = scanPart(p, from: at + 1, to: n, labels: true)
+        if domainScan.flags & Self.atSign != 0 {
+            var count = 0
+            for byte in bytes where byte == UInt8(ascii: "@") { count += 1 }
+            guard count < oneAtAlone.count, (localScan.flags | domainScan.flags) & Self.special == 0,
+                  (localScan.flags | domainScan.flags) & Self.high == 0 || !EmailRules.hasUnsafeCharacters(bytes)
+            else { return nil }
+            return ValidationResult(violations: oneAtAlone[count])
+        }
+        // One `@`. The local part: atext and periods (so no rule on `address` fires because of it).
+        guard localScan.flags & Self.atextBad == 0 else { return nil }
+        let localBytes = UnsafeBufferPointer(rebasing: bytes[..<at])
+        var local = Local(octets: at, codePoints: at, leading: at > 0 && p[0] == UInt8(ascii: "."),
+                          trailing: at > 0 && p[at - 1] == UInt8(ascii: "."),
+                          consecutive: localScan.consecutivePeriods, nfc: nil, isASCII: true)
+        if localScan.flags & Self.high != 0 {
+            // `email.ascii-only` names the characters: left to the rule.
+            guard !EmailRules.hasUnsafeCharacters(localBytes), let normalized = normalizedLocal(localBytes),
+                  !asciiOnly || normalized.isASCII else { return nil }
+            local = normalized
+        }
+        var candidates: UInt64 = 0
+        if local.leading { candidates |= Rule.localLeading.bit }
+        if local.trailing { candidates |= Rule.localTrailing.bit }
+        if local.consecutive { candidates |= Rule.localConsecutive.bit }
+        let emptyLocal = localEmpty.violation(octets: local.octets, codePoints: local.codePoints)
+        let longLocal = localLength.violation(octets: local.octets, codePoints: local.codePoints)
+
+        let domainCount = n - at - 1
+        let flags = domainScan.flags
+        if domainCount == 0 {
+            // No `ascii-domain`, so no `ascii-address`: only `email.domain-empty` fires.
+            guard let empty = domainEmpty.violation(octets: 0, codePoints: 0) else { return nil }
+            return ValidationResult(violations: combine(candidates, emptyLocal, longLocal, nil, [empty]))
+        }
+        let last = p[n - 1]
+        let direct = flags & (Self.ldhBad | Self.high) == 0 && flags & Self.period != 0 && domainScan.longestLabel <= 63
+            && (flags & Self.hyphen == 0 || (!domainScan.hyphenByPeriod && p[at + 1] != UInt8(ascii: "-")
+                                              && last != UInt8(ascii: "-") && !Self.hasDoubleHyphen(p, from: at + 1, to: n)))
+        guard direct else {
+            return memoized(bytes, at: at, local: local, candidates: candidates, emptyLocal, longLocal, normalize: normalize)
+        }
+        // `ascii-address` is the local part, `@` and the lowercased domain.
+        let tooLong = maxLength.violation(octets: local.octets + 1 + domainCount, codePoints: local.codePoints + 1 + domainCount)
+        // An LDH domain with a period, no `--` and short labels: IDNA has nothing to check.
+        if p[at + 1] == UInt8(ascii: ".") { candidates |= Rule.domainLeading.bit }
+        if last == UInt8(ascii: ".") { candidates |= Rule.domainTrailing.bit }
+        if domainScan.consecutivePeriods { candidates |= Rule.domainConsecutive.bit }
+        if (last | 0x20) &- UInt8(ascii: "a") >= 26 { candidates |= Rule.topLevel.bit }
+        let special = specialUseIndex(UnsafeBufferPointer(rebasing: bytes[domainScan.lastLabelStart...]))
+        if special != nil { candidates |= Rule.specialUse.bit }
+        let violated = resolve(candidates)
+        if violated == 0 && tooLong == nil && emptyLocal == nil && longLocal == nil {
+            guard normalize else { return ValidationResult() }
+            if let nfc = local.nfc {
+                let domain = String(decoding: UnsafeBufferPointer(rebasing: bytes[at...]), as: UTF8.self).lowercased()
+                return ValidationResult(violations: [], normalized: nfc + domain, asciiForm: local.isASCII ? nfc + domain : nil)
             }
+            return EmailFastPath.accepted(bytes, at: at)
+        }
+        if tooLong == nil && emptyLocal == nil && longLocal == nil && violated & (violated - 1) == 0 {
+            let index = violated.trailingZeroBitCount
+            if index == Rule.specialUse.rawValue, let special { return ValidationResult(violations: specialUseAlone[special]) }
+            return ValidationResult(violations: fixedAlone[index])
+        }
+        var violations: [Violation] = []
+        tooLong.map { violations.append($0) }
+        emptyLocal.map { violations.append($0) }
+        longLocal.map { violations.append($0) }
+        var rest = violated
+        while rest != 0 {
+            let index = rest.trailingZeroBitCount
+            rest &= rest - 1
+            if index == Rule.specialUse.rawValue, let special {
+                violations.append(specialUse[special])
+            } else if let violation = fixed[index] {
+                violations.append(violation)
+            }
+        }
+        return ValidationResult(violations: violations)
+    }
+
+    /// The candidate rules that fire once `unless` is applied (all other rules pass).
+    @inline(__always)
+    private func resolve(_ candidates: UInt64) -> UInt64 {
+        var violated: UInt64 = 0
+        var rest = candidates
+        while rest != 0 {
+            let index = rest.trailingZeroBitCount
+            rest &= rest - 1
+            if unlessMasks[index] & violated == 0 { violated |= 1 << UInt64(index) }
+        }
+        return violated
+    }
+
+    /// Local-part violations (max length first: pack order), then `domain`.
+    private func combine(_ candidates: UInt64, _ emptyLocal: Violation?, _ longLocal: Violation?, _ tooLong: Violation?,
+                         _ domain: [Violation]) -> [Violation] {
+        let violated = resolve(candidates)
+        if violated == 0 && emptyLocal == nil && longLocal == nil && tooLong == nil { return domain }
+        var violations: [Violation] = []
+        tooLong.map { violations.append($0) }
+        emptyLocal.map { violations.append($0) }
+        longLocal.map { violations.append($0) }
+        var rest = violated
+        while rest != 0 {
+            let index = rest.trailingZeroBitCount
+            rest &= rest - 1
+            if let violation = fixed[index] { violations.append(violation) }
+        }
+        return violations + domain
+    }
+
+    /// A non-ASCII local part put in NFC, with its facts; nil when NFC holds a byte outside
+    /// atext, periods and non-ASCII.
+    private func normalizedLocal(_ bytes: UnsafeBufferPointer<UInt8>) -> Local? {
+        let nfc = Keys.nfc(String(decoding: bytes, as: UTF8.self))
+        var copy = nfc
+        return copy.withUTF8 { p -> Local? in
+            guard let base = p.baseAddress else { return nil }
+            let scan = scanPart(base, from: 0, to: p.count, labels: false)
+            guard scan.flags & Self.atextBad == 0 else { return nil }
+            var codePoints = 0
+            for byte in p where byte & 0xC0 != 0x80 { codePoints += 1 }
+            return Local(octets: p.count, codePoints: codePoints, leading: p.first == UInt8(ascii: "."),
+                         trailing: p.last == UInt8(ascii: "."), consecutive: scan.consecutivePeriods, nfc: nfc,
+                         isASCII: scan.flags & Self.high == 0)
         }
     }
 
-    // MARK: - Results
+    /// Which special-use name the (LDH) last label is, ignoring ASCII case.
+    @inline(__always)
+    private func specialUseIndex(_ label: UnsafeBufferPointer<UInt8>) -> Int? {
+        switch label.count {
+        case 4, 5, 7, 9: break
+        default: return nil
+        }
+        for (index, name) in Self.specialUseLabels.enumerated() where name.count == label.count {
+            var same = true
+            for i in 0..<name.count where label[i] | 0x20 != name[i] {
+                same = false
+                break
+            }
+            if same { return index }
+        }
+        return nil
+    }
 
-    /// The result when every rule is proven: the local part, `@` and the lowercased domain
-    /// (an ASCII address is its own NFC form and its own ASCII form).
+    /// Decides an address whose domain is not one the scan decides, from the domain's memoized
+    /// outcome; nil when `a@domain` breaks a rule on `address` (then the rules run).
+    private func memoized(_ bytes: UnsafeBufferPointer<UInt8>, at: Int, local: Local, candidates: UInt64,
+                          _ emptyLocal: Violation?, _ longLocal: Violation?, normalize: Bool) -> ValidationResult? {
+        let outcome = memo.outcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome)
+        guard outcome.clean else { return nil }
+        var tooLong: Violation?
+        if let ascii = outcome.ascii {
+            let count = ascii.utf8.count
+            tooLong = maxLength.violation(octets: local.octets + 1 + count, codePoints: local.codePoints + 1 + count)
+        }
+        let violations = combine(candidates, emptyLocal, longLocal, tooLong, outcome.violations)
+        guard violations.isEmpty, normalize else { return ValidationResult(violations: violations) }
+        // A valid address always has an ASCII domain; fail safe to the rules otherwise.
+        guard let ascii = outcome.ascii, let unicode = outcome.unicode else { return nil }
+        let localString = local.nfc ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[..<at]), as: UTF8.self)
+        return ValidationResult(violations: [], normalized: localString + "@" + unicode,
+                                asciiForm: local.isASCII ? localString + "@" + ascii : nil)
+    }
+
+    /// The domain rules' outcome for `a@domain`, by the rules themselves.
+    private func domainOutcome(_ domain: String) -> DomainMemo.Outcome {
+        let parts = EmailParts("a@" + domain)
+        let input = FieldInput(field: .email, raw: "a@" + domain, subjectList: parts.subjects, asciiOnly: asciiOnly)
+        var clean = true
+        var violations: [Violation] = []
+        for violation in rules.evaluate(input) {
+            guard let index = rules.rules.firstIndex(where: { $0.id == violation.rule }) else { clean = false; continue }
+            let bit: UInt64 = 1 << UInt64(index)
+            if bit & addressRules != 0 { clean = false }
+            if bit & domainRules != 0 { violations.append(violation) }
+        }
+        let unicode = parts.asciiDomain.map { ascii in
+            ascii.contains("xn--") ? ((try? IDNA.toUnicode(ascii)) ?? ascii) : ascii
+        }
+        return DomainMemo.Outcome(clean: clean, violations: violations, ascii: parts.asciiDomain, unicode: unicode)
+    }
+
+    /// The result when every rule passes for an ASCII address: the local part, `@` and the
+    /// lowercased domain (an ASCII address is its own NFC form and its own ASCII form).
     static func accepted(_ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> ValidationResult {
         let normalized = String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for i in 0..<bytes.count {
@@ -332,61 +489,134 @@ final class EmailFastPath: Sendable {
         }
         return ValidationResult(violations: [], normalized: normalized, asciiForm: normalized)
     }
-
-    /// The result for an address whose local-part rules are all proven, decided by the domain's
-    /// memoized outcome; nil when the rules must run.
-    func memoized(_ bytes: UnsafeBufferPointer<UInt8>, scan: Scan, validate: (String) -> ValidationResult) -> ValidationResult? {
-        guard let at = scan.at, scan.domainNeedsMemo, scan.proven & localRules == localRules else { return nil }
-        let domain = String(decoding: UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), as: UTF8.self)
-        guard case let .valid(unicode, ascii) = memo.outcome(domain, compute: validate) else { return nil }
-        // `email.max-length` measures the real local part with the ASCII domain.
-        let length = at + ascii.utf8.count
-        if let min = addressBounds.min, length < min { return nil }
-        if let max = addressBounds.max, length > max { return nil }
-        let local = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<at]), as: UTF8.self)
-        // `unicode` and `ascii` start with the `@`.
-        return ValidationResult(violations: [], normalized: local + unicode, asciiForm: local + ascii)
-    }
 }
 
-/// A bounded, thread-safe memo of domains and what the email rules make of them.
+/// A bounded, thread-safe memo of domains and what the email domain rules make of them, keyed
+/// by the domain's bytes (no `String` is built to look one up).
 ///
-/// Why it is exact: for an address `L@D` whose local part `L` is proven clean ASCII atext
-/// (every local-part rule proven, so `L` holds no `@`, `<`, `"`, `(`, `[`, control or space),
-/// every rule except `email.max-length` sees the same facts about `D` as it does for `a@D`; so
-/// `L@D` is valid exactly when `a@D` is valid and `L@D`'s ASCII form is within the length
-/// limit, and its normalized forms are `L@` plus those of `a@D`.
+/// Why it is exact: the domain rules (`on: domain` / `ascii-domain`) see only the domain and,
+/// through `unless`, rules on `address` and other domain rules. So for an address `L@D` that
+/// breaks no rule on `address`, they report for `L@D` what they report for `a@D`, provided
+/// `a@D` breaks no rule on `address` either (``Outcome/clean``); see ``EmailFastPath``.
 ///
 /// Real exports repeat a few domains heavily, so IDNA (libidn2) runs once per domain instead of
 /// once per address. At most ``capacity`` domains are kept; when full, the memo is emptied and
 /// refills with the domains in use.
 final class DomainMemo: @unchecked Sendable {
-    // INVARIANT: `outcomes` is only read or written with `lock` held.
-    enum Outcome: Sendable {
-        /// `a@D` is valid: its domain in normalized (Unicode) and ASCII form.
-        case valid(unicode: String, ascii: String)
-        case invalid
+    // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
+    // read or written with `lock` held.
+
+    /// What the rules make of `a@D`.
+    final class Outcome: Sendable {
+        /// No rule on `address` fired.
+        let clean: Bool
+        /// The violations of the domain rules, in pack order.
+        let violations: [Violation]
+        /// The `ascii-domain` subject (lowercase ASCII / `xn--` form); nil when IDNA rejects
+        /// the domain or it is empty.
+        let ascii: String?
+        /// The domain as in the normalized address (Unicode form).
+        let unicode: String?
+
+        init(clean: Bool, violations: [Violation], ascii: String?, unicode: String?) {
+            self.clean = clean
+            self.violations = violations
+            self.ascii = ascii
+            self.unicode = unicode
+        }
     }
 
     static let capacity = 4096
+    /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
+    /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
+    static let maxKeyBytes = 255
+    private static let slotCount = 2 * capacity
     private let lock = NSLock()
-    private var outcomes: [String: Outcome] = [:]
+    // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
+    /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
+    private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: DomainMemo.slotCount)
+    private let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: DomainMemo.capacity)
+    /// Entry `i`'s key is `keys[i * maxKeyBytes ..< i * maxKeyBytes + keyCounts[i]]`.
+    private let keyCounts = UnsafeMutablePointer<Int>.allocate(capacity: DomainMemo.capacity)
+    private let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: DomainMemo.capacity * DomainMemo.maxKeyBytes)
+    private let outcomes = UnsafeMutablePointer<Outcome?>.allocate(capacity: DomainMemo.capacity)
+    /// How many entries are in use.
+    private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
 
-    /// The outcome for `domain`, computed with `validate` (run on `a@domain`) when unknown.
-    func outcome(_ domain: String, compute validate: (String) -> ValidationResult) -> Outcome {
-        if let known = lock.withLock({ outcomes[domain] }) { return known }
-        // Computed outside the lock: two threads may both compute a new domain, harmlessly.
-        let result = validate("a@" + domain)
-        let outcome: Outcome
-        if result.isValid, let normalized = result.normalized, let ascii = result.asciiForm {
-            outcome = .valid(unicode: String(normalized.dropFirst()), ascii: String(ascii.dropFirst()))
-        } else {
-            outcome = .invalid
+    init() {
+        slots.initialize(repeating: 0, count: Self.slotCount)
+        hashes.initialize(repeating: 0, count: Self.capacity)
+        keyCounts.initialize(repeating: 0, count: Self.capacity)
+        outcomes.initialize(repeating: nil, count: Self.capacity)
+        count.initialize(to: 0)
+    }
+
+    deinit {
+        outcomes.deinitialize(count: Self.capacity)
+        for pointer in [UnsafeMutableRawPointer(slots), UnsafeMutableRawPointer(hashes), UnsafeMutableRawPointer(keyCounts),
+                        UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(outcomes), UnsafeMutableRawPointer(count)] {
+            pointer.deallocate()
         }
+    }
+
+    /// The outcome for `domain`, computed with `compute` (given the domain as a string) when unknown.
+    func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Outcome) -> Outcome {
+        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
+            return compute(String(decoding: domain, as: UTF8.self))
+        }
+        let hash = Self.hash(UnsafeRawPointer(base), domain.count)
+        if let known = lock.withLock({ find(base, domain.count, hash: hash).outcome }) { return known }
+        // Computed outside the lock: two threads may both compute a new domain, harmlessly.
+        let outcome = compute(String(decoding: domain, as: UTF8.self))
         lock.withLock {
-            if outcomes.count >= Self.capacity { outcomes.removeAll(keepingCapacity: true) }
-            outcomes[domain] = outcome
+            var (found, slot) = find(base, domain.count, hash: hash)
+            guard found == nil else { return }
+            if count.pointee >= Self.capacity {
+                // Full: start again with the domains in use.
+                slots.update(repeating: 0, count: Self.slotCount)
+                outcomes.update(repeating: nil, count: Self.capacity)
+                count.pointee = 0
+                (found, slot) = find(base, domain.count, hash: hash)
+            }
+            let entry = count.pointee
+            count.pointee += 1
+            hashes[entry] = hash
+            keyCounts[entry] = domain.count
+            (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
+            outcomes[entry] = outcome
+            slots[slot] = Int32(entry + 1)
         }
         return outcome
+    }
+
+    /// A 64-bit hash of `count` bytes at `bytes`, eight at a time.
+    private static func hash(_ bytes: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
+        var i = 0
+        while i + 8 <= count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+            i += 8
+        }
+        while i < count {
+            hash = (hash ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0x100_0000_01b3
+            i += 1
+        }
+        return hash ^ (hash >> 32)
+    }
+
+    /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
+    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Outcome?, slot: Int) {
+        let mask = Self.slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = Int(slots[slot]) - 1
+            if entry < 0 { return (nil, slot) }
+            if hashes[entry] == hash && keyCounts[entry] == keyCount
+                && memcmp(keys + entry * Self.maxKeyBytes, key, keyCount) == 0 {
+                return (outcomes[entry], slot)
+            }
+            slot = (slot + 1) & mask
+        }
     }
 }

@@ -16,10 +16,11 @@ import IDNA
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
 /// when the local part is not ASCII.
-/// Speed: ``EmailFastPath`` proves in one pass over the bytes which rules an address cannot
-/// violate; only the others run, so a valid ASCII address costs one scan and its normalized
-/// string. Domains that need IDNA are decided once each (``DomainMemo``). Packs that change the
-/// rules' semantics go rule by rule.
+/// Speed: ``EmailFastPath`` decides most addresses, valid or not, in one pass over the bytes,
+/// with exactly the result the rules would give; domains it cannot decide from the bytes (IDNA,
+/// dotless, odd characters) are decided once each (``DomainMemo``). The rest, and every address
+/// under packs that change the rules' semantics, go rule by rule. ``violations(utf8:)`` skips
+/// building the normalized forms.
 public struct EmailValidator: Sendable {
     let rules: CompiledRuleSet
     let fastPath: EmailFastPath?
@@ -36,7 +37,7 @@ public struct EmailValidator: Sendable {
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, asciiOnly: Bool = false, rules: [any FieldRule] = []) throws(RulePackError) {
         self.rules = try CompiledRuleSet.compile(packs, field: .email, library: EmailRules.all + rules)
-        self.fastPath = EmailFastPath(self.rules)
+        self.fastPath = EmailFastPath(self.rules, asciiOnly: asciiOnly)
         self.asciiOnly = asciiOnly
     }
 
@@ -51,14 +52,21 @@ public struct EmailValidator: Sendable {
 
     /// Validates an address given as UTF-8 bytes (valid UTF-8, checked by the caller).
     public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
-        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil)
+        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: true)
+    }
+
+    /// The violations of an address given as UTF-8 bytes (valid UTF-8, checked by the caller):
+    /// the same as ``validate(utf8:)``'s, without building the normalized and ASCII forms
+    /// (for counts and summaries).
+    public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
+        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: false).violations
     }
 
     /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
-    func validateRuleByRule(_ address: String, skipping proven: UInt64 = 0) -> ValidationResult {
+    func validateRuleByRule(_ address: String) -> ValidationResult {
         let parts = EmailParts(address)
         let input = FieldInput(field: .email, raw: address, subjectList: parts.subjects, asciiOnly: asciiOnly)
-        let violations = rules.evaluate(input) { proven & (1 << UInt64($0)) != 0 }
+        let violations = rules.evaluate(input)
         guard violations.isEmpty, let local = parts.localPart, let ascii = parts.asciiDomain else {
             return ValidationResult(violations: violations)
         }
@@ -68,14 +76,11 @@ public struct EmailValidator: Sendable {
             asciiForm: local.utf8.allSatisfy { $0 < 0x80 } ? local + "@" + ascii : nil)
     }
 
-    /// The fast path when there is one, else (and for what it cannot prove) rule by rule.
-    /// `address` is the string form of `bytes` when the caller has it.
-    private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?) -> ValidationResult {
-        guard let fastPath else { return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self)) }
-        let scan = fastPath.scan(bytes)
-        if scan.proven == fastPath.allRules, let at = scan.at { return EmailFastPath.accepted(bytes, at: at) }
-        if let result = fastPath.memoized(bytes, scan: scan, validate: { validateRuleByRule($0) }) { return result }
-        return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self), skipping: scan.proven)
+    /// The fast path when it decides the address, else rule by rule. `address` is the string
+    /// form of `bytes` when the caller has it.
+    private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true) -> ValidationResult {
+        if let fastPath, let decided = fastPath.decide(bytes, normalize: normalize) { return decided }
+        return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self))
     }
 }
 
@@ -146,18 +151,44 @@ enum EmailRules {
         var bad: [Unicode.Scalar] = []
         var atStart = true
         for scalar in address.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .surrogate, .privateUse, .unassigned,
-                 .spaceSeparator, .lineSeparator, .paragraphSeparator:
-                bad.append(scalar)
-            case .nonspacingMark, .spacingMark, .enclosingMark:
-                // `where` would bind to the last pattern only, so test `atStart` here.
-                if atStart { bad.append(scalar) }
-            default: break
-            }
+            if isUnsafe(scalar, atStart: atStart) { bad.append(scalar) }
             atStart = scalar == "@"
         }
         return bad.isEmpty ? nil : displayCharacters(bad)
+    }
+
+    /// Whether valid UTF-8 `bytes` hold a character ``unsafeCharacters(_:)`` reports (true
+    /// for bytes that are not valid UTF-8), without building a string.
+    static func hasUnsafeCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var atStart = true
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case let .valid(encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if isUnsafe(scalar, atStart: atStart) { return true }
+                atStart = scalar == "@"
+            case .emptyInput: return false
+            case .error: return true
+            }
+        }
+    }
+
+    /// Whether `scalar` is unsafe; `atStart`: it starts the address or follows an `@`.
+    @inline(__always)
+    static func isUnsafe(_ scalar: Unicode.Scalar, atStart: Bool) -> Bool {
+        // ASCII has no format, unassigned, separator or mark characters: only controls (Cc) and SPACE (Zs).
+        if scalar.isASCII { return scalar.value <= 0x20 || scalar.value == 0x7F }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned,
+             .spaceSeparator, .lineSeparator, .paragraphSeparator:
+            return true
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            return atStart
+        default:
+            return false
+        }
     }
 
     /// Why the domain fails UTS 46 + IDNA 2008, or nil. ASCII domains are checked only for
