@@ -95,7 +95,8 @@ public struct ValidationResult: Sendable, Hashable {
 
     /// A valid display name: `name` is the normalized value and its canonical key the key.
     init(validDisplayName name: String) {
-        self.init(normalized: name)
+        violations = []
+        normalized = name
         derivesKey = true
     }
 

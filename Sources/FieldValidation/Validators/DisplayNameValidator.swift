@@ -36,16 +36,17 @@ public struct DisplayNameValidator: Sendable {
     /// - Returns: every violation in pack order; when valid, the name as `normalized` and its
     ///   canonical key as `key`.
     public func validate(_ name: String) -> ValidationResult {
-        // Native strings lend their storage without the copy-on-write dance of `withUTF8`.
-        if let result = name.utf8.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0), name) }) {
-            return result
+        // Native strings lend their storage without the copy-on-write dance of `withUTF8`. The
+        // closures return only the violations: a whole result passed through them is copied
+        // field by field.
+        let fast: [Violation]?
+        if let lent = name.utf8.withContiguousStorageIfAvailable({ fastViolations(UnsafeRawBufferPointer($0), name: name) }) {
+            fast = lent
+        } else {
+            var copy = name
+            fast = copy.withUTF8 { fastViolations(UnsafeRawBufferPointer($0), name: name) }
         }
-        var copy = name
-        return copy.withUTF8 { validate(UnsafeRawBufferPointer($0), name) }
-    }
-
-    private func validate(_ bytes: UnsafeRawBufferPointer, _ name: String) -> ValidationResult {
-        let violations = fastViolations(bytes, name: name) ?? evaluateAll(name)
+        let violations = fast ?? evaluateAll(name)
         guard violations.isEmpty else { return ValidationResult(violations: violations) }
         return ValidationResult(validDisplayName: name)
     }
