@@ -37,12 +37,11 @@ struct DisplayNameChecker: FieldChecker {
     let validator: DisplayNameValidator
 
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
-        let result = validator.validate(utf8: value)
-        var outcome = FieldOutcome(violations: result.violations)
-        if detail == .full, result.isValid {
-            let name = result.normalized ?? String(decoding: value, as: UTF8.self)
+        var outcome = FieldOutcome(violations: validator.violations(utf8: value))
+        if detail == .full, outcome.isValid {
+            let name = String(decoding: value, as: UTF8.self)
             outcome.normalized = name
-            outcome.key = result.key ?? validator.canonicalKey(name)
+            outcome.key = validator.canonicalKey(name)
         }
         return outcome
     }

@@ -57,10 +57,14 @@ public struct DisplayNameValidator: Sendable {
     /// without allocating; the result then carries no `normalized` or `key` (they are the bytes
     /// themselves and their ASCII lowercase).
     public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
+        ValidationResult(violations: violations(utf8: bytes))
+    }
+
+    /// ``validate(utf8:)``'s violations alone (the batch CLI's entry point).
+    public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
         // Batch callers ask ``isValidAsIs(utf8:)`` or ``scanLines(_:skippingValid:_:)`` first,
         // so the names that get here are mostly invalid: no quick accept before the full scan.
-        ValidationResult(violations: fastViolations(bytes, name: nil, quickAcceptFirst: false)
-            ?? evaluateAll(String(decoding: bytes, as: UTF8.self)))
+        fastViolations(bytes, name: nil, quickAcceptFirst: false) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
     }
 
     /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
@@ -115,7 +119,13 @@ public struct DisplayNameValidator: Sendable {
     /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
     @inline(__always)
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, quickAcceptFirst: Bool = true) -> [Violation]? {
-        guard let fastPath else { return nil }
+        // `flatMap` lends the fast path; binding it with `guard let` would retain it, an atomic
+        // operation on an object every thread shares.
+        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, quickAcceptFirst: quickAcceptFirst) }
+    }
+
+    private func fastViolations(using fastPath: DisplayNameFastPath, _ bytes: UnsafeRawBufferPointer, name: String?,
+                                quickAcceptFirst: Bool) -> [Violation]? {
         if quickAcceptFirst, fastPath.quickAcceptWhenComplete(bytes) { return [] }
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
