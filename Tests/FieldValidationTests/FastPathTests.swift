@@ -94,4 +94,22 @@ import Testing
         }
         #expect(validator.validate("\u{212A}elvin").codes.contains("DN190"))
     }
+
+    @Test func eachThreadHandsOutItsOwnCopyOfTheSharedViolations() throws {
+        let validator = try Self.validator.get()
+        let here = validator.validate("ab").violations
+        #expect(here.map(\.code) == ["DN101"])
+        #expect(validator.validate("xy").violations.first?.identity == here.first?.identity, "one copy per thread")
+        final class Box: @unchecked Sendable { var violations: [Violation] = [] }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.violations = validator.validate("ab").violations
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(box.violations == here)
+        #expect(box.violations.first?.identity != here.first?.identity, "another thread's copy")
+    }
 }

@@ -74,8 +74,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     private let violations: [Violation?]
     /// The commonest invalid outcome, one broken rule, as arrays built once: `[violations[i]]`,
     /// and for length rules one per length below ``CompiledRule/cachedLengths``.
-    private let singleViolations: [[Violation]?]
-    private let singleLengthViolations: [[[Violation]?]]
+    private let singleViolations: SingleViolations
     private let rules: [CompiledRule]
     /// Whether some rule (a Swift rule) must still be run by the validator.
     let hasUncoveredRules: Bool
@@ -156,12 +155,13 @@ final class DisplayNameFastPath: @unchecked Sendable {
         self.lengthRules = lengthRules
         self.listRules = listRules
         self.violations = violations
-        self.singleViolations = violations.map { $0.map { [$0] } }
-        self.singleLengthViolations = lengthRules.map { length in
-            (0..<CompiledRule.cachedLengths).map { count in
-                rules.rules[length.index].lengthViolation(count, min: length.min, max: length.max).map { [$0] }
-            }
-        }
+        self.singleViolations = SingleViolations(
+            rules: violations.map { $0.map { [$0] } },
+            lengths: lengthRules.map { length in
+                (0..<CompiledRule.cachedLengths).map { count in
+                    rules.rules[length.index].lengthViolation(count, min: length.min, max: length.max).map { [$0] }
+                }
+            })
         self.rules = rules.rules
         self.unlessMasks = rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } }
         self.rulesWithUnless = unlessMasks.enumerated().reduce(0) { $1.element == 0 ? $0 : $0 | (1 << UInt64($1.offset)) }
@@ -430,12 +430,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// ``violation(_:_:)`` as a one-element array built once, or nil when there is none cached.
+    /// The array comes from the calling thread's copy (``ThreadCopies``).
     func singleViolation(_ index: Int, _ scan: Scan) -> [Violation]? {
+        let singles = ThreadCopies.copy(of: singleViolations, for: self)
         for (position, rule) in lengthRules.enumerated() where rule.index == index {
             let length = rule.length(scan)
-            return length < CompiledRule.cachedLengths ? singleLengthViolations[position][length] : nil
+            return length < CompiledRule.cachedLengths ? singles.lengths[position][length] : nil
         }
-        return singleViolations[index]
+        return singles.rules[index]
     }
 
     /// The violation the fast path reports for rule `index` (known violated).
