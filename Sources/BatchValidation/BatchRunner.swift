@@ -368,6 +368,22 @@ private struct ChunkPass {
         let verdict: Verdict
         if let damage = raw.damage(limit: maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
             verdict = emit(.damaged(damage), nil)
+        } else if isLines && !perRecord {
+            // Summaries of plain lines, the bulk case: the outcome is only counted.
+            let outcome = context.checker.check(record, context: context.fixed, detail: detail)
+            guard !outcome.isValid else {
+                result.tally.addValid()
+                return true
+            }
+            result.tally.addInvalid()
+            outcome.violations.withUnsafeBufferPointer { violations in
+                for index in violations.indices { violationCounts.add(violations[index]) }
+            }
+            if context.failFast {
+                result.stopped = true
+                return false
+            }
+            return true
         } else if isLines {
             verdict = emit(.checked(context.checker.check(record, context: context.fixed, detail: detail)), record)
         } else {
