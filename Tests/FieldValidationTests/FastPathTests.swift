@@ -97,14 +97,19 @@ import Testing
 
     @Test func eachThreadHandsOutItsOwnCopyOfTheSharedViolations() throws {
         let validator = try Self.validator.get()
-        let here = validator.validate("ab").violations
+        @Sendable func batchViolations(_ name: String) -> [Violation] {
+            var copy = name
+            return copy.withUTF8 { validator.violations(utf8: UnsafeRawBufferPointer($0)) }
+        }
+        let here = batchViolations("ab")
         #expect(here.map(\.code) == ["DN101"])
-        #expect(validator.validate("xy").violations.first?.identity == here.first?.identity, "one copy per thread")
+        #expect(batchViolations("xy").first?.identity == here.first?.identity, "one copy per thread")
+        #expect(validator.validate("ab").violations == here)
         final class Box: @unchecked Sendable { var violations: [Violation] = [] }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            box.violations = validator.validate("ab").violations
+            box.violations = batchViolations("ab")
             done.signal()
         }
         thread.start()

@@ -430,9 +430,10 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// ``violation(_:_:)`` as a one-element array built once, or nil when there is none cached.
-    /// The array comes from the calling thread's copy (``ThreadCopies``).
-    func singleViolation(_ index: Int, _ scan: Scan) -> [Violation]? {
-        let singles = ThreadCopies.copy(of: singleViolations, for: self)
+    /// With `perThread`, the array comes from the calling thread's copy (``ThreadCopies``), for
+    /// callers that run on many threads at once name after name (the batch CLI).
+    func singleViolation(_ index: Int, _ scan: Scan, perThread: Bool = false) -> [Violation]? {
+        let singles = perThread ? ThreadCopies.copy(of: singleViolations, for: self) : singleViolations
         for (position, rule) in lengthRules.enumerated() where rule.index == index {
             let length = rule.length(scan)
             return length < CompiledRule.cachedLengths ? singles.lengths[position][length] : nil

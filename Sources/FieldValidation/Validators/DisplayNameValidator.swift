@@ -64,7 +64,7 @@ public struct DisplayNameValidator: Sendable {
     public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
         // Batch callers ask ``isValidAsIs(utf8:)`` or ``scanLines(_:skippingValid:_:)`` first,
         // so the names that get here are mostly invalid: no quick accept before the full scan.
-        fastViolations(bytes, name: nil, quickAcceptFirst: false) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
+        fastViolations(bytes, name: nil, quickAcceptFirst: false, perThread: true) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
     }
 
     /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
@@ -118,19 +118,21 @@ public struct DisplayNameValidator: Sendable {
     /// ASCII name allocates nothing; rules the fast path cannot decide for this name (Swift
     /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
     @inline(__always)
-    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, quickAcceptFirst: Bool = true) -> [Violation]? {
+    /// `perThread`: see ``DisplayNameFastPath/singleViolation(_:_:perThread:)``.
+    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, quickAcceptFirst: Bool = true,
+                                perThread: Bool = false) -> [Violation]? {
         // `flatMap` lends the fast path; binding it with `guard let` would retain it, an atomic
         // operation on an object every thread shares.
-        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, quickAcceptFirst: quickAcceptFirst) }
+        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, quickAcceptFirst: quickAcceptFirst, perThread: perThread) }
     }
 
     private func fastViolations(using fastPath: DisplayNameFastPath, _ bytes: UnsafeRawBufferPointer, name: String?,
-                                quickAcceptFirst: Bool) -> [Violation]? {
+                                quickAcceptFirst: Bool, perThread: Bool) -> [Violation]? {
         if quickAcceptFirst, fastPath.quickAcceptWhenComplete(bytes) { return [] }
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
         if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
-           let single = fastPath.singleViolation(outcome.violated.trailingZeroBitCount, outcome.scan) {
+           let single = fastPath.singleViolation(outcome.violated.trailingZeroBitCount, outcome.scan, perThread: perThread) {
             return single
         }
         var violations: [Violation] = []
