@@ -365,26 +365,16 @@ private struct ChunkPass {
             result.tally.addValid()
             return true
         }
-        let verdict: Verdict
         if let damage = raw.damage(limit: maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
-            verdict = emit(.damaged(damage), nil)
-        } else if isLines && !perRecord {
+            result.tally.add(emit(.damaged(damage), nil))
+            return continuesAfterInvalid()
+        }
+        if isLines && !perRecord {
             // Summaries of plain lines, the bulk case: the outcome is only counted.
-            let outcome = context.checker.check(record, context: context.fixed, detail: detail)
-            guard !outcome.isValid else {
-                result.tally.addValid()
-                return true
-            }
-            result.tally.addInvalid()
-            outcome.violations.withUnsafeBufferPointer { violations in
-                for index in violations.indices { violationCounts.add(violations[index]) }
-            }
-            if context.failFast {
-                result.stopped = true
-                return false
-            }
-            return true
-        } else if isLines {
+            return count(context.checker.check(record, context: context.fixed, detail: detail))
+        }
+        let verdict: Verdict
+        if isLines {
             verdict = emit(.checked(context.checker.check(record, context: context.fixed, detail: detail)), record)
         } else {
             switch context.decoder.withFields(record, { check($0) }) {
@@ -392,17 +382,31 @@ private struct ChunkPass {
             case let .failure(damage): verdict = emit(.damaged(damage), nil)
             }
         }
-        if case let .checked(outcome) = verdict, !outcome.isValid {
-            result.tally.addInvalid()
-            for violation in outcome.violations { violationCounts.add(violation) }
-        } else {
+        guard case let .checked(outcome) = verdict else {
             result.tally.add(verdict)
+            return continuesAfterInvalid()
         }
-        if context.failFast && !verdict.isValid {
-            result.stopped = true
-            return false
+        return count(outcome)
+    }
+
+    /// Counts a checked record; returns false to stop (`--fail-fast`).
+    private mutating func count(_ outcome: FieldOutcome) -> Bool {
+        guard !outcome.isValid else {
+            result.tally.addValid()
+            return true
         }
-        return true
+        result.tally.addInvalid()
+        outcome.violations.withUnsafeBufferPointer { violations in
+            for violation in violations { violationCounts.add(violation) }
+        }
+        return continuesAfterInvalid()
+    }
+
+    /// After an invalid record: false (and the chunk marked stopped) under `--fail-fast`.
+    private mutating func continuesAfterInvalid() -> Bool {
+        guard context.failFast else { return true }
+        result.stopped = true
+        return false
     }
 
     /// Checks one field decoded from a CSV or JSONL record and writes its output.

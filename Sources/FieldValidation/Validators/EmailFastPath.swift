@@ -356,6 +356,13 @@ final class EmailFastPath: @unchecked Sendable {
             if index == Rule.specialUse.rawValue, let special { return ValidationResult(violations: specialUseAlone[special]) }
             return ValidationResult(violations: fixedAlone[index])
         }
+        return ValidationResult(violations: listed(violated, emptyLocal, longLocal, tooLong, special: special))
+    }
+
+    /// `tooLong`, the local part's length violations, then the fixed-wording violations of the
+    /// rules in `violated`, in pack order; the special-use one for label `special`.
+    private func listed(_ violated: UInt64, _ emptyLocal: Violation?, _ longLocal: Violation?, _ tooLong: Violation?,
+                        special: Int? = nil) -> [Violation] {
         var violations: [Violation] = []
         tooLong.map { violations.append($0) }
         emptyLocal.map { violations.append($0) }
@@ -370,7 +377,7 @@ final class EmailFastPath: @unchecked Sendable {
                 violations.append(violation)
             }
         }
-        return ValidationResult(violations: violations)
+        return violations
     }
 
     /// The candidate rules that fire once `unless` is applied (all other rules pass).
@@ -391,17 +398,7 @@ final class EmailFastPath: @unchecked Sendable {
                          _ domain: [Violation]) -> [Violation] {
         let violated = resolve(candidates)
         if violated == 0 && emptyLocal == nil && longLocal == nil && tooLong == nil { return domain }
-        var violations: [Violation] = []
-        tooLong.map { violations.append($0) }
-        emptyLocal.map { violations.append($0) }
-        longLocal.map { violations.append($0) }
-        var rest = violated
-        while rest != 0 {
-            let index = rest.trailingZeroBitCount
-            rest &= rest - 1
-            if let violation = fixed[index] { violations.append(violation) }
-        }
-        return violations + domain
+        return listed(violated, emptyLocal, longLocal, tooLong) + domain
     }
 
     /// A non-ASCII local part put in NFC, with its facts; nil when NFC holds a byte outside
