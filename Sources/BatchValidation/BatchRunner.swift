@@ -156,12 +156,12 @@ public final class BatchRunner {
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
         let batchSize = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
         let context = ChunkContext(file: file.name, jsonlPrefix: writer.jsonlPrefix(file: file.name),
-                                   decoder: decoder, checker: checker, writer: writer,
+                                   decoder: decoder, checker: checker, indexedRules: checker.indexedRules, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         var tally = Tally()
         // Two batches in flight: while the workers check one, this thread frames the next and
         // writes the one before, in input order.
-        var spareOutputs: [[UInt8]] = []
+        var spareOutputs: [OutputBuffer] = []
         var checking: InFlightBatch?
         while true {
             while pending.count < batchSize, let chunk = try chunker.next() { pending.append(chunk) }
@@ -173,14 +173,14 @@ public final class BatchRunner {
             checking = nil
             let stopping = done?.results.contains(where: \.stopped) == true || output.failure != nil
             if !pending.isEmpty && !stopping {
-                let outputs = pending.map { _ in spareOutputs.popLast() ?? [] }
+                let outputs = pending.map { _ in spareOutputs.popLast() ?? OutputBuffer() }
                 checking = InFlightBatch(pending, outputs: outputs, context: context, jobs: configuration.jobs)
                 pending = []
             }
             if let done {
                 for chunk in done.chunks { chunker.recycle(chunk) }
                 for result in done.results {
-                    output.write(result.output)
+                    output.write(result.output.bytes)
                     tally.merge(result.tally)
                     if result.stopped {
                         report.stoppedEarly = true
@@ -204,7 +204,8 @@ private final class InFlightBatch {
     private let slots: ResultSlots
     private let group = DispatchGroup()
 
-    init(_ chunks: [RecordChunk], outputs: [[UInt8]], context: ChunkContext, jobs: Int) {
+    /// Starts checking `chunks`, writing into `outputs` (one per chunk, emptied first).
+    init(_ chunks: [RecordChunk], outputs: [OutputBuffer], context: ChunkContext, jobs: Int) {
         self.chunks = chunks
         let slots = ResultSlots(count: chunks.count)
         self.slots = slots
@@ -224,7 +225,7 @@ private final class InFlightBatch {
     /// Waits for the workers; the results come in chunk order.
     func wait() -> (chunks: [RecordChunk], results: [ChunkResult]) {
         group.wait()
-        return (chunks, slots.results)
+        return (chunks, slots.takeResults())
     }
 }
 
@@ -232,7 +233,7 @@ private final class InFlightBatch {
 
 /// The output and counts for one chunk.
 struct ChunkResult: Sendable {
-    var output: [UInt8] = []
+    var output = OutputBuffer()
     var tally = Tally()
     /// True when `--fail-fast` stopped inside this chunk.
     var stopped = false
@@ -245,13 +246,15 @@ struct ChunkContext: Sendable {
     let jsonlPrefix: [UInt8]
     let decoder: RecordDecoder
     let checker: any FieldChecker
+    /// ``FieldChecker/indexedRules`` of `checker`.
+    let indexedRules: [IndexedRule]
     let writer: RecordWriter
     let fixed: RecordContext
     let failFast: Bool
 
-    /// Checks every record of `chunk`, writing into `output`, whose capacity is reused (emptied
-    /// first) so that output pages are not faulted in afresh for every chunk.
-    func process(_ chunk: RecordChunk, output: [UInt8] = []) -> ChunkResult {
+    /// Checks every record of `chunk`, writing into `output`, which is emptied first (its
+    /// memory is kept, so output pages are not faulted in afresh for every chunk).
+    func process(_ chunk: RecordChunk, output: OutputBuffer = OutputBuffer()) -> ChunkResult {
         chunk.bytes.withUnsafeBytes { all in
             var pass = ChunkPass(context: self, chunk: chunk, bytes: all, output: output)
             // Plain lines: the checker frames and accepts the commonest record in one pass.
@@ -305,17 +308,24 @@ private struct ChunkPass {
     var number: Int
     var result: ChunkResult
     var rendered = RenderedViolations()
-    /// Valid-as-is JSONL records not yet in `result.output`: written in place and appended in
-    /// runs, not one by one. Allocated per pass, freed by ``finish()``.
-    private let staging = UnsafeMutablePointer<UInt8>.allocate(capacity: ChunkPass.stagingBytes)
-    /// ``ChunkContext/jsonlPrefix``, copied so that writing it costs no reference counting.
-    private let jsonlPrefix: UnsafeMutableRawBufferPointer
-    private var stagedCount = 0
-    private static let stagingBytes = 32 * 1024
+    /// Records rendered by ``RecordWriter/record(file:prefix:number:value:verdict:rendered:into:)``
+    /// before they are appended to `result.output`; reused.
+    private var scratch: [UInt8] = []
+    /// ``ChunkContext/jsonlPrefix`` and the record number, as text. Freed by ``finish()``.
+    private var head: RecordHead
     /// The violations of checked records, merged into `result.tally` by ``finish()``.
     var violationCounts = ViolationCounts()
+    /// Whether plain lines may be counted (and invalid ones written) with
+    /// ``FieldChecker/violatedRules(_:)``.
+    private let countsRules: Bool
+    /// The JSONL `errors` arrays of the rule bit sets seen so far (the chunk's few distinct
+    /// ones), when every rule in the set has a fixed violation.
+    private var errorsByRules: [(rules: UInt64, json: UnsafeMutableRawBufferPointer)] = []
+    /// Per rule index, the violations counted through ``FieldChecker/violatedRules(_:)``,
+    /// merged into `result.tally` by ``finish()``. Allocated per pass.
+    private let ruleCounts = UnsafeMutablePointer<Int>.allocate(capacity: 64)
 
-    init(context: ChunkContext, chunk: RecordChunk, bytes: UnsafeRawBufferPointer, output: [UInt8]) {
+    init(context: ChunkContext, chunk: RecordChunk, bytes: UnsafeRawBufferPointer, output: OutputBuffer) {
         self.context = context
         self.bytes = bytes
         maxRecordBytes = chunk.maxRecordBytes
@@ -324,20 +334,24 @@ private struct ChunkPass {
         isLines = if case .lines = context.decoder.kind { true } else { false }
         clean = bytes.baseAddress.map { memchr($0, 0, bytes.count) == nil } == true && isValidUTF8(bytes)
         firstNumber = chunk.firstNumber
-        jsonlPrefix = .allocate(byteCount: context.jsonlPrefix.count, alignment: 1)
-        jsonlPrefix.copyBytes(from: context.jsonlPrefix)
+        countsRules = isLines && !context.indexedRules.isEmpty && context.indexedRules.count <= 64
+        ruleCounts.initialize(repeating: 0, count: 64)
+        head = context.jsonlPrefix.withUnsafeBytes { RecordHead(prefix: $0, number: chunk.firstNumber) }
         number = chunk.firstNumber
         result = ChunkResult(output: output)
-        result.output.removeAll(keepingCapacity: true)
-        if perRecord { result.output.reserveCapacity(chunk.recordCount * 96) }
+        result.output.removeAll()
+        if perRecord { result.output.reserve(chunk.recordCount * 112) }
     }
 
-    /// The result, once every record was handled; frees the staging memory.
+    /// The result, once every record was handled; frees the pass's own memory.
     mutating func finish() -> ChunkResult {
-        flushStaged()
-        staging.deallocate()
-        jsonlPrefix.deallocate()
+        head.deallocate()
+        for entry in errorsByRules { entry.json.deallocate() }
         violationCounts.merge(into: &result.tally)
+        for (index, rule) in context.indexedRules.prefix(64).enumerated() where ruleCounts[index] > 0 {
+            result.tally.count(rule.code, ruleCounts[index])
+        }
+        ruleCounts.deallocate()
         return result
     }
 
@@ -369,8 +383,15 @@ private struct ChunkPass {
             result.tally.add(emit(.damaged(damage), nil))
             return continuesAfterInvalid()
         }
+        // Plain lines, the bulk case: when the checker can say which rules a line broke
+        // without building violations, the line is counted by rule and, if invalid, written
+        // from those rules. A valid line the output shows needs its normalized value: checked.
+        if countsRules, let rules = context.checker.violatedRules(record) {
+            let admitted = perRecord && context.writer.options.only.admits(rules == 0)
+            if !admitted || (rules != 0 && writeInvalid(rules)) { return count(violatedRules: rules) }
+        }
         if isLines && !perRecord {
-            // Summaries of plain lines, the bulk case: the outcome is only counted.
+            // Summaries: the outcome is only counted.
             return count(context.checker.check(record, context: context.fixed, detail: detail))
         }
         let verdict: Verdict
@@ -402,6 +423,21 @@ private struct ChunkPass {
         return continuesAfterInvalid()
     }
 
+    /// Counts a record by the bit set of rules it violates; returns false to stop (`--fail-fast`).
+    private mutating func count(violatedRules rules: UInt64) -> Bool {
+        guard rules != 0 else {
+            result.tally.addValid()
+            return true
+        }
+        result.tally.addInvalid()
+        var remaining = rules
+        while remaining != 0 {
+            ruleCounts[remaining.trailingZeroBitCount] += 1
+            remaining &= remaining &- 1
+        }
+        return continuesAfterInvalid()
+    }
+
     /// After an invalid record: false (and the chunk marked stopped) under `--fail-fast`.
     private mutating func continuesAfterInvalid() -> Bool {
         guard context.failFast else { return true }
@@ -422,33 +458,57 @@ private struct ChunkPass {
     private mutating func writeValidAsIs(_ record: UnsafeRawBufferPointer) {
         let writer = context.writer
         guard writer.writesValidAsIsDirectly else {
-            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &result.output)
+            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &scratch)
+            appendScratch()
             return
         }
-        let prefix = UnsafeRawBufferPointer(jsonlPrefix)
-        let capacity = writer.validAsIsCapacity(prefix: prefix, value: record)
-        if stagedCount + capacity > Self.stagingBytes { flushStaged() }
-        guard capacity <= Self.stagingBytes else {
-            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &result.output)
-            return
+        head.move(to: number)
+        let head = head.bytes
+        result.output.write(capacity: writer.validAsIsCapacity(head: head, value: record)) {
+            writer.writeValidAsIs(head: head, value: record, into: &$0)
         }
-        var cursor = ByteCursor(next: staging + stagedCount)
-        writer.writeValidAsIs(prefix: prefix, number: number, value: record, into: &cursor)
-        stagedCount = cursor.next - staging
     }
 
-    /// Moves the staged records to the output.
-    mutating func flushStaged() {
-        guard stagedCount > 0 else { return }
-        result.output.append(contentsOf: UnsafeBufferPointer(start: staging, count: stagedCount))
-        stagedCount = 0
+    /// Writes an invalid JSONL record from the rules it broke, when each has a fixed violation;
+    /// false (nothing written) otherwise.
+    private mutating func writeInvalid(_ rules: UInt64) -> Bool {
+        guard context.writer.writesInvalidFromErrors, let errors = errorsJSON(rules) else { return false }
+        head.move(to: number)
+        let head = head.bytes, writer = context.writer
+        result.output.write(capacity: head.count + errors.count + 32) { writer.writeInvalid(head: head, errors: errors, into: &$0) }
+        return true
+    }
+
+    /// The `errors` array for a set of broken rules, or nil when a rule's wording depends on
+    /// the value (or the chunk saw more than 64 sets: the rest go through the checker).
+    private mutating func errorsJSON(_ rules: UInt64) -> UnsafeRawBufferPointer? {
+        if let known = errorsByRules.first(where: { $0.rules == rules }) { return UnsafeRawBufferPointer(known.json) }
+        guard errorsByRules.count < 64 else { return nil }
+        var violations: [FieldViolation] = []
+        var remaining = rules
+        while remaining != 0 {
+            guard let violation = context.indexedRules[remaining.trailingZeroBitCount].fixedViolation else { return nil }
+            violations.append(violation)
+            remaining &= remaining &- 1
+        }
+        let rendered = RecordWriter.errorsJSON(violations)
+        let json = UnsafeMutableRawBufferPointer.allocate(byteCount: rendered.count, alignment: 1)
+        json.copyBytes(from: rendered)
+        errorsByRules.append((rules: rules, json: json))
+        return UnsafeRawBufferPointer(json)
+    }
+
+    /// Moves a record rendered into `scratch` to the output.
+    private mutating func appendScratch() {
+        result.output.append(scratch)
+        scratch.removeAll(keepingCapacity: true)
     }
 
     private mutating func emit(_ verdict: Verdict, _ value: UnsafeRawBufferPointer?) -> Verdict {
-        flushStaged()
         if perRecord {
             context.writer.record(file: context.file, prefix: context.jsonlPrefix, number: number, value: value,
-                                  verdict: verdict, rendered: &rendered, into: &result.output)
+                                  verdict: verdict, rendered: &rendered, into: &scratch)
+            appendScratch()
         }
         return verdict
     }
@@ -498,7 +558,16 @@ private final class ResultSlots: @unchecked Sendable {
 
     func store(_ result: ChunkResult, at index: Int) { storage[index] = result }
 
-    var results: [ChunkResult] { Array(storage) }
+    /// Moves the results out, leaving the slots empty: the workers' closure, which holds the
+    /// slots, may be released a little after the batch is done, and must not hold the output
+    /// buffers then (a buffer with a second reference is copied, not reused, by its next user).
+    func takeResults() -> [ChunkResult] {
+        storage.indices.map { index in
+            var result = ChunkResult()
+            swap(&result, &storage[index])
+            return result
+        }
+    }
 }
 
 extension InputDamage {

@@ -21,6 +21,9 @@ extension RecordContext {
 /// to the engine without copying them.
 public typealias FieldViolation = Violation
 
+/// A rule as ``FieldChecker/violatedRules(_:)`` names it by index: the validators' own type.
+public typealias IndexedRule = FieldValidation.IndexedRule
+
 /// What a ``FieldChecker`` says about one field.
 public struct FieldOutcome: Sendable, Hashable {
     /// Every rule the field broke; empty when valid.
@@ -69,6 +72,18 @@ public protocol FieldChecker: Sendable {
     /// means "call ``check(_:context:detail:)``". The default is always false.
     func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool
 
+    /// The rules ``violatedRules(_:)`` refers to by index (at most 64); read once per input.
+    /// The default is none.
+    var indexedRules: [IndexedRule] { get }
+
+    /// A shortcut for summaries and invalid records: the violations of `value` (as for
+    /// ``check(_:context:detail:)``) as a bit set over ``indexedRules`` — bit `i` for one
+    /// violation with code `indexedRules[i].code`, 0 when valid — or nil, meaning "call
+    /// ``check(_:context:detail:)``". Must not depend on the record's context. An invalid value
+    /// may then be written from the bits alone, with each rule's fixed violation, so its
+    /// outcome must carry no normalized value or key. The default is always nil.
+    func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64?
+
     /// Splits `lines` — valid UTF-8 without NUL — at LF (the last line may lack one) and calls
     /// `visit` with each line's 0-based index, its range without the LF, and ``isValidAsIs(_:)``
     /// of that range, which must be false for a line ending in CR (the engine drops the CR and
@@ -81,6 +96,10 @@ public protocol FieldChecker: Sendable {
 
 extension FieldChecker {
     public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
+
+    public var indexedRules: [IndexedRule] { [] }
+
+    public func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? { nil }
 
     public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
         var index = 0, skipped = 0

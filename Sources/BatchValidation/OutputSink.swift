@@ -43,23 +43,26 @@ public final class OutputSink {
 
     /// Writes all of `bytes`.
     public func write(_ bytes: [UInt8]) {
-        guard failure == nil, !bytes.isEmpty else { return }
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                let written = Glibc.write(fd, base + offset, raw.count - offset)
-                #else
-                let written = Darwin.write(fd, base + offset, raw.count - offset)
-                #endif
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes all of `raw`.
+    public func write(_ raw: UnsafeRawBufferPointer) {
+        guard failure == nil, !raw.isEmpty else { return }
+        guard let base = raw.baseAddress else { return }
+        var offset = 0
+        while offset < raw.count {
+            #if canImport(Glibc)
+            let written = Glibc.write(fd, base + offset, raw.count - offset)
+            #else
+            let written = Darwin.write(fd, base + offset, raw.count - offset)
+            #endif
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = String(cString: strerror(errno))
+                return
             }
+            offset += written
         }
     }
 

@@ -131,32 +131,58 @@ struct RecordWriter: Sendable {
             return
         }
         prefix.withUnsafeBytes { prefix in
-            out.appendWritten(capacity: validAsIsCapacity(prefix: prefix, value: value)) { cursor in
-                writeValidAsIs(prefix: prefix, number: number, value: value, into: &cursor)
+            let head = RecordHead(prefix: prefix, number: number)
+            defer { head.deallocate() }
+            out.appendWritten(capacity: validAsIsCapacity(head: head.bytes, value: value)) { cursor in
+                writeValidAsIs(head: head.bytes, value: value, into: &cursor)
             }
         }
     }
 
     /// True when valid-as-is records are JSONL written straight from the bytes
-    /// (``writeValidAsIs(prefix:number:value:into:)``).
+    /// (``writeValidAsIs(head:value:into:)``).
     var writesValidAsIsDirectly: Bool { options.format == .jsonl && !options.isSecret && options.only.admits(true) }
 
-    /// The most ``writeValidAsIs(prefix:number:value:into:)`` writes: every byte escaped (6×).
-    func validAsIsCapacity(prefix: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
-        80 + prefix.count + 12 * value.count
+    /// The most ``writeValidAsIs(head:value:into:)`` writes: every byte escaped (6×).
+    func validAsIsCapacity(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
+        80 + head.count + 12 * value.count
     }
 
-    /// The JSONL record of a valid-as-is value, after `prefix` (``jsonlPrefix(file:)``).
-    func writeValidAsIs(prefix: UnsafeRawBufferPointer, number: Int, value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
-        cursor.write(prefix)
-        cursor.writeDecimal(number)
-        cursor.write(#", "valid": true, "errors": [], "normalized": "#)
-        cursor.writeJSON(value, lowercased: false)
+    /// The JSONL record of a valid-as-is value, after `head` (``RecordHead``).
+    func writeValidAsIs(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
+        cursor.writeWords(head)
+        cursor.writeWords(#", "valid": true, "errors": [], "normalized": "#)
+        let plain = cursor.writeJSON(value, lowercased: false)
         if options.includesKey {
-            cursor.write(#", "key": "#)
-            cursor.writeJSON(value, lowercased: true)
+            cursor.writeWords(#", "key": "#)
+            // Lowercasing creates no byte that needs an escape.
+            cursor.writeJSON(value, lowercased: true, knownPlain: plain)
         }
         cursor.write("}\n")
+    }
+
+    /// True when invalid records whose violations are known by rule (``FieldChecker/violatedRules(_:)``)
+    /// can be written from their `errors` alone (``writeInvalid(head:errors:into:)``).
+    var writesInvalidFromErrors: Bool { options.format == .jsonl && options.only.admits(false) }
+
+    /// The JSONL record of an invalid value whose violations are `errors` (``errorsJSON(_:)``),
+    /// after `head` (``RecordHead``): at most `head.count + errors.count + 32` bytes.
+    func writeInvalid(head: UnsafeRawBufferPointer, errors: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
+        cursor.writeWords(head)
+        cursor.writeWords(#", "valid": false, "errors": "#)
+        cursor.writeWords(errors)
+        cursor.write("}\n")
+    }
+
+    /// The `errors` array of a JSONL record: `[{"code": …, "rule": …, "message": …}, …]`.
+    static func errorsJSON(_ violations: [FieldViolation]) -> [UInt8] {
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        for (index, violation) in violations.enumerated() {
+            if index > 0 { json.append(", ") }
+            json += RenderedViolations.render(violation)
+        }
+        json.append(UInt8(ascii: "]"))
+        return json
     }
 
     // MARK: - Per-record formats
@@ -302,7 +328,7 @@ struct RenderedViolations {
         }
     }
 
-    private static func render(_ violation: FieldViolation) -> [UInt8] {
+    static func render(_ violation: FieldViolation) -> [UInt8] {
         var object: [UInt8] = []
         object.append(#"{"code": "#); appendJSON(violation.code, &object)
         object.append(#", "rule": "#); appendJSON(violation.rule, &object)
@@ -375,6 +401,27 @@ struct ByteCursor {
         next += bytes.count
     }
 
+    /// ``write(_:)`` for the short pieces records are made of: eight bytes at a time, the last
+    /// word overlapping the one before, with no call.
+    @inline(__always)
+    mutating func writeWords(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        guard let source = bytes.baseAddress, count >= 8 else { return write(bytes) }
+        var offset = 0
+        while true {
+            offset = Swift.min(offset, count - 8)
+            UnsafeMutableRawPointer(next + offset).storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), as: UInt64.self)
+            offset += 8
+            if offset >= count { break }
+        }
+        next += count
+    }
+
+    @inline(__always)
+    mutating func writeWords(_ literal: StaticString) {
+        writeWords(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
     /// At most 21 bytes.
     mutating func writeDecimal(_ value: Int) {
         if value < 0 { write(UInt8(ascii: "-")) }
@@ -416,24 +463,41 @@ struct ByteCursor {
     }
 
     /// Valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters lowercased:
-    /// at most 2 + 6 × `bytes.count` bytes.
-    @inline(__always)
-    mutating func writeJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool) {
+    /// at most 2 + 6 × `bytes.count` bytes. `knownPlain` promises that no byte needs an escape
+    /// (an earlier call returned true for the same bytes). Returns whether no byte needed one.
+    @inline(__always) @discardableResult
+    mutating func writeJSON(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, knownPlain: Bool = false) -> Bool {
         let opening = next
         write(UInt8(ascii: "\""))
-        // Most values need no escape: copy optimistically, noting any byte that needs one, and
-        // start over with escapes only if one did.
-        let escapes = Self.escapes
-        var needsEscape: UInt8 = 0
-        for i in 0..<bytes.count {
-            let byte = bytes[i]
-            needsEscape |= escapes[Int(byte)]
-            next[i] = lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte
+        // Most values need no escape: copy optimistically, eight bytes at a time, noting any
+        // byte that needs one, and start over with escapes only if one did.
+        let count = bytes.count
+        var needsEscape: UInt64 = 0
+        if let source = bytes.baseAddress, count >= 8 {
+            var offset = 0
+            while true {
+                // The last word overlaps the one before rather than reading past the end.
+                offset = Swift.min(offset, count - 8)
+                var word = source.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                if !knownPlain { needsEscape |= Self.escapeBits(word) }
+                if lowercased { word = Self.lowercasedASCII(word) }
+                UnsafeMutableRawPointer(next + offset).storeBytes(of: word, as: UInt64.self)
+                offset += 8
+                if offset >= count { break }
+            }
+        } else {
+            let escapes = Self.escapes
+            for i in 0..<count {
+                let byte = bytes[i]
+                needsEscape |= UInt64(escapes[Int(byte)])
+                next[i] = lowercased && byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
         }
         if needsEscape == 0 {
             next += bytes.count
         } else {
             next = opening + 1
+            let escapes = Self.escapes
             for byte in bytes {
                 if escapes[Int(byte)] != 0 {
                     writeEscaped(byte)
@@ -443,6 +507,30 @@ struct ByteCursor {
             }
         }
         write(UInt8(ascii: "\""))
+        return needsEscape == 0
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Nonzero when some byte of `word` needs an escape (see ``escapes``): a byte below 0x20,
+    /// `"`, `\` or DEL (the classic "has a byte less than" and "has a zero byte" tests).
+    @inline(__always)
+    static func escapeBits(_ word: UInt64) -> UInt64 {
+        @inline(__always) func hasZeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highBits }
+        let control = (word &- ones &* 0x20) & ~word & highBits
+        return control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) | hasZeroByte(word ^ (ones &* 0x7F))
+    }
+
+    /// `word` with its ASCII capitals lowercased, bytewise with no carry between bytes: a byte
+    /// is a capital when its low seven bits are at least `A` and below `[` and its top bit is clear.
+    @inline(__always)
+    static func lowercasedASCII(_ word: UInt64) -> UInt64 {
+        let low = word & ~highBits
+        let atLeastA = low &+ ones &* (0x80 - 0x41)
+        let pastZ = low &+ ones &* (0x80 - 0x5B)
+        let capitals = atLeastA & ~pastZ & ~word & highBits
+        return word | capitals >> 2
     }
 
     /// 1 for the bytes that cannot appear raw in a JSON string literal (C0 controls, `"`, `\`;

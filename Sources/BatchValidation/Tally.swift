@@ -60,6 +60,18 @@ public struct Tally: Sendable, Hashable {
         for entry in other.counts { count(entry.code, entry.count) }
     }
 
+    /// Equal when the record counts and the count of every code are (whatever the order the
+    /// codes were first seen in).
+    public static func == (lhs: Tally, rhs: Tally) -> Bool {
+        lhs.records == rhs.records && lhs.valid == rhs.valid && lhs.codes == rhs.codes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(records)
+        hasher.combine(valid)
+        hasher.combine(codes)
+    }
+
     /// Codes ordered by count (highest first), then by code.
     public var sortedCodes: [(code: String, count: Int)] {
         codes.map { (code: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.code < $1.code }

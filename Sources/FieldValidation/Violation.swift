@@ -53,6 +53,21 @@ public struct Violation: Sendable, Hashable {
     }
 }
 
+/// A rule as a validator's rule bit sets name it (bit `i` is rule `i` of the compiled pack).
+public struct IndexedRule: Sendable, Hashable {
+    /// The code of the rule's violations.
+    public let code: String
+    /// The violation every value that breaks the rule gets — the same code, rule id and
+    /// message; only its parameters may differ — or nil when the wording depends on the value.
+    public let fixedViolation: Violation?
+
+    /// Creates an entry.
+    public init(code: String, fixedViolation: Violation? = nil) {
+        self.code = code
+        self.fixedViolation = fixedViolation
+    }
+}
+
 /// The outcome of validating one value: every violated rule plus the normalized value.
 ///
 /// Validators never throw for bad input; they return every violation in pack order.

@@ -50,6 +50,12 @@ struct DisplayNameChecker: FieldChecker {
         validator.isValidAsIs(utf8: value)
     }
 
+    var indexedRules: [IndexedRule] { validator.indexedRules }
+
+    func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
+        validator.violatedRules(utf8: value)
+    }
+
     func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
         validator.scanLines(lines, skippingValid: skippingValid, visit)
     }

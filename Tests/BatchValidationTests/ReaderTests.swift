@@ -223,6 +223,59 @@ struct ReaderTests {
         #expect(shortcut.output.components(separatedBy: files)[0] == plain.output.components(separatedBy: files)[0])
         #expect(shortcut.report.total == plain.report.total)
     }
+
+    @Test("a checker's rule bits change no output, for every format and filter",
+          arguments: [OutputFormat.jsonl, .csv, .text, .summaryJSON], [RecordFilter.all, .invalid, .valid])
+    func ruleBitsShortcut(format: OutputFormat, only: RecordFilter) throws {
+        var text = ""
+        for index in 1...20_000 {
+            text += ["abc", "Abc", "", "abc\r", "q\(index)", "qqqqqqq", "Ab\"c\\", "ab\u{1}", "abcdefgh", "ABCDEFGH",
+                     String(repeating: "z", count: index % 40 + 1)][index % 11] + "\n"
+        }
+        text += "tail"
+        var configuration = BatchConfiguration(writer: WriterOptions(format: format, only: only), jobs: 2)
+        configuration.maxRecordBytes = 30
+        let plain = try runBatch(text, configuration, checker: twoRuleChecker)
+        let bits = try runBatch(text, configuration, checker: TwoRuleBitsChecker())
+        let files = #""files""#
+        #expect(bits.output.components(separatedBy: files)[0] == plain.output.components(separatedBy: files)[0])
+        #expect(bits.report.total == plain.report.total)
+        #expect(plain.report.total.codes["TOY5"] ?? 0 > 0 && plain.report.total.codes["TOY1"] ?? 0 > 0)
+    }
+}
+
+/// A checker with two rules: lowercase letters only (fixed wording), and at most 5 bytes (the
+/// message names the length, so its wording is not fixed). Only valid values are normalized.
+let twoRuleChecker = ClosureChecker { value, _ in
+    let violations = TwoRuleBitsChecker.rules(value.utf8).map(\.violation)
+    return FieldOutcome(violations: violations, normalized: violations.isEmpty ? value : nil)
+}
+
+/// ``twoRuleChecker`` that also says which rules broke as bits — except for values holding a
+/// `q`, which it leaves to ``check(_:context:detail:)`` (a checker may decline).
+struct TwoRuleBitsChecker: FieldChecker {
+    static let lowercase = FieldViolation(code: "TOY1", rule: "toy.lowercase", message: "Only lowercase letters.")
+
+    /// The broken rules of `value`, by index, with their violations.
+    static func rules<C: Collection<UInt8>>(_ value: C) -> [(index: Int, violation: FieldViolation)] {
+        var broken: [(index: Int, violation: FieldViolation)] = []
+        if !value.allSatisfy({ $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) { broken.append((0, lowercase)) }
+        if value.count > 5 {
+            broken.append((1, FieldViolation(code: "TOY5", rule: "toy.length", message: "\(value.count) bytes is too long.")))
+        }
+        return broken
+    }
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        twoRuleChecker.check(value, context: context, detail: detail)
+    }
+
+    var indexedRules: [IndexedRule] { [IndexedRule(code: "TOY1", fixedViolation: Self.lowercase), IndexedRule(code: "TOY5")] }
+
+    func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
+        guard !value.contains(UInt8(ascii: "q")) else { return nil }
+        return Self.rules(value).reduce(0) { $0 | 1 << UInt64($1.index) }
+    }
 }
 
 /// ``toyChecker`` with the valid-as-is shortcut: lowercase letters only (the toy's `normalized`

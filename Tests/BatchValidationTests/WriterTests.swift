@@ -118,3 +118,107 @@ struct ColourTests {
         }
     }
 }
+
+@Suite("Record pieces written in place")
+struct RecordPieceTests {
+    @Test("a record head counts up through every carry and jumps where told, digit for digit")
+    func recordHead() {
+        let prefix: [UInt8] = Array(#"{"file": "a", "record": "#.utf8)
+        prefix.withUnsafeBytes { prefix in
+            var head = RecordHead(prefix: prefix, number: 1)
+            defer { head.deallocate() }
+            func expectHead(_ number: Int) {
+                #expect(Array(head.bytes) == Array(prefix) + Array(String(number).utf8), "record \(number)")
+            }
+            expectHead(1)
+            // Up through 9 → 10, 99 → 100, …, then jumps (forward, back, to the same number).
+            for number in 2...1_200 {
+                head.move(to: number)
+                expectHead(number)
+            }
+            for number in [9_999, 10_000, 10_001, 5, 5, 99_999_999, 100_000_000, Int.max - 1, Int.max, 0, 1] {
+                head.move(to: number)
+                expectHead(number)
+            }
+        }
+    }
+
+    /// The byte-at-a-time JSON string literal the word-wide writer must match.
+    func referenceJSON(_ bytes: [UInt8], lowercased: Bool) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out += Array(#"\""#.utf8)
+            case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case 0..<0x20, 0x7F:
+                let hex = String(byte, radix: 16)
+                out += Array(("\\u00" + (hex.count == 1 ? "0" : "") + hex).utf8)
+            default: out.append(lowercased && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+
+    @Test("JSON strings written eight bytes at a time escape and lowercase exactly like byte by byte")
+    func wordWideJSON() {
+        var generator = SystemRandomNumberGenerator()
+        // Neighbours of every class boundary the word-wide tests draw: controls, `"`, `\`, DEL,
+        // `@`/`A`, `Z`/`[`, `` ` ``/`a`, and UTF-8 bytes whose low seven bits look like capitals.
+        let alphabet: [[UInt8]] = [[0x00], [0x1F], [0x20], [0x21], [0x22], [0x5C], [0x7E], [0x7F], [0x40], [0x41], [0x5A],
+                                   [0x5B], [0x60], [0x61], [0x7A], [0x09], [0x0A], Array("é".utf8), Array("Ä".utf8),
+                                   Array("€".utf8), Array("😀".utf8), [UInt8(ascii: "x")], [UInt8(ascii: "Q")]]
+        for length in 0..<48 {
+            for _ in 0..<40 {
+                let value = (0..<length).flatMap { _ in alphabet.randomElement(using: &generator) ?? [] }
+                for lowercased in [false, true] {
+                    let written = value.withUnsafeBytes { bytes in
+                        [UInt8](unsafeUninitializedCapacity: 2 + 6 * bytes.count) { buffer, count in
+                            var cursor = ByteCursor(next: buffer.baseAddress!)
+                            cursor.writeJSON(bytes, lowercased: lowercased)
+                            count = cursor.next - buffer.baseAddress!
+                        }
+                    }
+                    #expect(written == referenceJSON(value, lowercased: lowercased), "\(value) lowercased: \(lowercased)")
+                }
+            }
+        }
+    }
+
+    @Test("short pieces copied a word at a time arrive whole, at every length")
+    func wordWideCopies() {
+        for length in 0..<40 {
+            let piece = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let written = piece.withUnsafeBytes { bytes in
+                [UInt8](unsafeUninitializedCapacity: length + 1) { buffer, count in
+                    var cursor = ByteCursor(next: buffer.baseAddress!)
+                    cursor.write(UInt8(ascii: "<"))
+                    cursor.writeWords(bytes)
+                    count = cursor.next - buffer.baseAddress!
+                }
+            }
+            #expect(written == [UInt8(ascii: "<")] + piece)
+        }
+    }
+
+    @Test("an output buffer keeps what was written as it grows, and its memory when emptied")
+    func outputBuffer() {
+        let buffer = OutputBuffer(capacity: 3)
+        var expected: [UInt8] = []
+        for round in 0..<200 {
+            let piece = Array(repeating: UInt8(truncatingIfNeeded: round), count: round % 17)
+            buffer.append(piece)
+            expected += piece
+        }
+        #expect(Array(buffer.bytes) == expected)
+        let grown = buffer.bytes.baseAddress
+        buffer.removeAll()
+        #expect(buffer.bytes.isEmpty)
+        buffer.append([1, 2, 3])
+        #expect(buffer.bytes.baseAddress == grown)
+        #expect(Array(buffer.bytes) == [1, 2, 3])
+    }
+}

@@ -95,6 +95,60 @@ import Testing
         #expect(validator.validate("\u{212A}elvin").codes.contains("DN190"))
     }
 
+    @Test func ruleBitsNameExactlyTheViolationsValidateReports() async throws {
+        let validator = try Self.validator.get()
+        let rules = validator.indexedRules
+        let gen = Gen.int(in: 0...(Self.alphabet.count - 1)).array(of: 0...34)
+        await propertyCheck(count: 3000, input: gen) { indices in
+            var name = String(indices.map { Self.alphabet[$0] })
+            let (bits, violations) = name.withUTF8 { bytes in
+                (validator.violatedRules(utf8: UnsafeRawBufferPointer(bytes)), validator.validate(utf8: UnsafeRawBufferPointer(bytes)).violations)
+            }
+            // The shipped packs hold no Swift rules and ASCII-only lists: the bits decide every
+            // name but the empty one (which the batch engine reports as damage, never checks).
+            guard let bits else {
+                #expect(name.isEmpty, "no rule bits for \(name.debugDescription)")
+                return
+            }
+            let indices = (0..<64).filter { bits & (1 << UInt64($0)) != 0 }
+            #expect(indices.map { rules[$0].code } == violations.map(\.code), "\(name.debugDescription)")
+            for (index, violation) in zip(indices, violations) {
+                guard let fixed = rules[index].fixedViolation else { continue }
+                #expect([fixed.code, fixed.rule, fixed.message] == [violation.code, violation.rule, violation.message])
+            }
+        }
+        #expect(rules.allSatisfy { $0.fixedViolation != nil }, "no shipped message names the length")
+    }
+
+    @Test func aLengthRuleWhoseMessageNamesTheLengthHasNoFixedViolation() throws {
+        let pack = try RulePackSet.parse("""
+        pack: mine
+        field: display-name
+        rules:
+          - id: display-name.short-by
+            code: DN191
+            kind: length
+            unit: code-points
+            min: 4
+            message: "Add {count:character:characters}."
+            description: Counted.
+            source: test
+          - id: display-name.at-most
+            code: DN192
+            kind: length
+            unit: utf8-octets
+            max: 20
+            message: "At most {max} bytes."
+            description: Fixed.
+            source: test
+        """, name: "mine.yaml")
+        let validator = try DisplayNameValidator(packs: RulePackSet.shipped.adding(pack))
+        let byCode = Dictionary(validator.indexedRules.map { ($0.code, $0.fixedViolation) }, uniquingKeysWith: { first, _ in first })
+        #expect(byCode["DN191"] == .some(nil))
+        #expect(byCode["DN192"]??.message == "At most 20 bytes.")
+        #expect(validator.validate("ab").violations.first { $0.code == "DN191" }?.message == "Add 2 characters.")
+    }
+
     @Test func eachThreadHandsOutItsOwnCopyOfTheSharedViolations() throws {
         let validator = try Self.validator.get()
         @Sendable func batchViolations(_ name: String) -> [Violation] {

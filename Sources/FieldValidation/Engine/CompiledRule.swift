@@ -90,6 +90,16 @@ final class CompiledRule: Sendable {
         }
     }
 
+    /// Length rules: the violation of every out-of-bounds length, parameters aside, when the
+    /// message does not mention the length; else nil.
+    var fixedLengthViolation: Violation? {
+        func rendered(length: String) -> String {
+            render(message, staticParameters.merging(["length": length, "count": length]) { $1 })
+        }
+        guard rendered(length: "1") == rendered(length: "2") else { return nil }
+        return Violation(code: code, rule: id, message: rendered(length: "1"), parameters: staticParameters)
+    }
+
     /// The violation of a length rule by a value `length` units long, or nil when in bounds.
     func lengthViolation(_ length: Int, min: Int?, max: Int?) -> Violation? {
         if length < lengthViolations.count { return lengthViolations[length] }

@@ -72,6 +72,9 @@ final class DisplayNameFastPath: @unchecked Sendable {
     private let rulesWithUnless: UInt64
     /// Rule `i`'s violation when it does not depend on the name (all but length rules).
     private let violations: [Violation?]
+    /// Rule `i`'s violation when its wording does not depend on the name (length rules
+    /// included, when their message does not mention the length); nil for Swift rules.
+    let fixedViolations: [Violation?]
     /// The commonest invalid outcome, one broken rule, as arrays built once: `[violations[i]]`,
     /// and for length rules one per length below ``CompiledRule/cachedLengths``.
     private let singleViolations: SingleViolations
@@ -109,7 +112,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var characters: UInt64 = 0, nonEmpty: UInt64 = 0, leading: UInt64 = 0, trailing: UInt64 = 0
         var consecutive: UInt64 = 0, uncovered: UInt64 = 0
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
-        var violations: [Violation?] = []
+        var violations: [Violation?] = [], fixedViolations: [Violation?] = []
         var probes: [Probe] = []
         var lists: [KeyList] = []
         var tables: [ByteKeyTable] = []
@@ -139,6 +142,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 maxLength = Swift.min(maxLength, max ?? Int.max)
                 lengthRules.append(LengthRule(index: index, unit: unit, min: min, max: max))
                 violations.append(nil)
+                fixedViolations.append(rule.fixedLengthViolation)
             case let .list(list):
                 tables.append(list.table)
                 lists.append(list)
@@ -149,12 +153,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 uncovered |= bit
                 violations.append(nil)
             }
+            if fixedViolations.count < violations.count { fixedViolations.append(violations[index]) }
         }
         (characterRules, nonEmptyRules, leadingPeriodRules) = (characters, nonEmpty, leading)
         (trailingPeriodRules, consecutivePeriodRules, uncoveredRules) = (trailing, consecutive, uncovered)
         self.lengthRules = lengthRules
         self.listRules = listRules
         self.violations = violations
+        self.fixedViolations = fixedViolations
         self.singleViolations = SingleViolations(
             rules: violations.map { $0.map { [$0] } },
             lengths: lengthRules.map { length in
@@ -266,6 +272,43 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var scan = Scan()
     }
 
+    /// What the quick pass over a name learns: which class bits every byte has, which two
+    /// neighbours share (only period & period shares bit 2), the last byte's class, and the
+    /// fingerprint of the first list key.
+    struct QuickScan {
+        var every: UInt8 = 0xFF
+        var neighbours: UInt8 = 0
+        var last: UInt8 = 0
+        var hash = ListSignature.seed
+    }
+
+    /// The quick pass over `count` (≥ 1) bytes: branch-free, as valid names are read to the end
+    /// anyway.
+    @inline(__always)
+    private func quickScan(_ input: UnsafePointer<UInt8>, _ count: Int) -> QuickScan {
+        let classes = Self.classes, steps = quickSignature.steps
+        var scan = QuickScan()
+        for i in 0..<count {
+            let byte = input[i]
+            let kind = classes[Int(byte)]
+            scan.every &= kind
+            scan.neighbours |= kind & scan.last
+            scan.last = kind
+            scan.hash = scan.hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
+        }
+        return scan
+    }
+
+    /// Whether a name of `count` bytes with this quick scan is valid under the pattern, length
+    /// and list rules: every byte allowed, no period first, last or twice in a row, and in no
+    /// list.
+    @inline(__always)
+    private func accepts(_ scan: QuickScan, _ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        count >= Swift.max(1, minLength) && count <= maxLength && scan.every & 1 == 1 && scan.neighbours & 2 == 0
+            && scan.last != 3 && input[0] != UInt8(ascii: ".") && !quickSignature.mayContain(scan.hash)
+            && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
+    }
+
     /// True when `bytes` is a valid name under the pattern, length and list rules, decided
     /// with no allocation; false means "call ``evaluate(_:)``". Only meaningful when there are
     /// no uncovered rules.
@@ -274,23 +317,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let count = bytes.count
         guard count >= Swift.max(1, minLength), count <= maxLength,
               let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        let classes = Self.classes
-        let signature = quickSignature
-        // A period first (the seed 2 pairs with it) or last, two in a row, or any byte outside
-        // the set fails the scan; branch-free, as valid names are read to the end anyway. The
-        // same pass fingerprints the first list key.
-        var every: UInt8 = 0xFF, neighbours: UInt8 = 0, previous: UInt8 = 2
-        var hash = ListSignature.seed
-        for i in 0..<count {
-            let byte = input[i]
-            let kind = classes[Int(byte)]
-            every &= kind
-            neighbours |= kind & previous
-            previous = kind
-            hash = signature.step(hash, byte)
-        }
-        guard every & 1 == 1, neighbours & 2 == 0, previous != 3 else { return false }
-        return !signature.mayContain(hash) && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
+        return accepts(quickScan(input, count), input, count)
     }
 
     /// Whether an ASCII name is listed by a quick probe other than the fingerprinted one.
@@ -348,7 +375,9 @@ final class DisplayNameFastPath: @unchecked Sendable {
         !hasUncoveredRules && quickAccept(bytes)
     }
 
-    /// Decides every covered rule for valid UTF-8 `bytes`, in pack order, honouring `unless`.
+    /// Decides every covered rule for valid UTF-8 `bytes`, in pack order, honouring `unless`:
+    /// one quick pass decides a valid name and the facts of a name of allowed bytes; a name
+    /// with other bytes takes a second pass for its code points.
     func evaluate(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         var outcome = Outcome()
         let count = bytes.count
@@ -356,36 +385,42 @@ final class DisplayNameFastPath: @unchecked Sendable {
             outcome.violated = decide(Scan(), input: nil, count: 0, pending: &outcome.pending)
             return outcome
         }
+        let quick = quickScan(input, count)
+        if !hasUncoveredRules, accepts(quick, input, count) { return outcome }
         var scan = Scan()
         scan.octets = count
-        let classes = Self.classes
-        // Branch-free: which class bits every byte has, which any byte has, which two
-        // neighbours share (only period & period shares bit 2), and the continuation bytes.
-        var every: UInt8 = 0xFF, some: UInt8 = 0, neighbours: UInt8 = 0, previous: UInt8 = 0
-        var continuations = 0
-        let steps = quickSignature.steps
-        var hash = ListSignature.seed
-        for i in 0..<count {
-            let byte = input[i]
-            let kind = classes[Int(byte)]
-            hash = hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
-            every &= kind
-            some |= kind
-            neighbours |= kind & previous
-            continuations &+= Int(kind >> 3)
-            previous = kind
-        }
-        scan.allAllowed = every & 1 == 1
-        scan.isASCII = some & 12 == 0
-        scan.codePoints = count - continuations
-        scan.consecutivePeriods = neighbours & 2 != 0
+        scan.allAllowed = quick.every & 1 == 1
+        scan.consecutivePeriods = quick.neighbours & 2 != 0
         scan.leadingPeriod = input[0] == UInt8(ascii: ".")
-        scan.trailingPeriod = input[count - 1] == UInt8(ascii: ".")
+        scan.trailingPeriod = quick.last == 3
+        if scan.allAllowed {
+            scan.codePoints = count
+        } else {
+            // Which class bits any byte has (non-ASCII ones: bits 4 and 8), and the
+            // continuation bytes.
+            let classes = Self.classes
+            var some: UInt8 = 0, continuations = 0
+            for i in 0..<count {
+                let kind = classes[Int(input[i])]
+                some |= kind
+                continuations &+= Int(kind >> 3)
+            }
+            scan.isASCII = some & 12 == 0
+            scan.codePoints = count - continuations
+        }
         outcome.scan = scan
         // An ASCII name whose fingerprint misses is in none of the signed lists.
-        let unlisted = scan.isASCII && !quickSignature.mayContain(hash) ? signedProbes : 0
+        let unlisted = scan.isASCII && !quickSignature.mayContain(quick.hash) ? signedProbes : 0
         outcome.violated = decide(scan, input: input, count: count, unlisted: unlisted, pending: &outcome.pending)
         return outcome
+    }
+
+    /// The rules valid UTF-8 `bytes` violates, as a bit set of rule indices, when the fast path
+    /// decides every rule for them; nil when some rule must still run (Swift rules, list rules
+    /// on non-ASCII names).
+    func violatedRules(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        let outcome = evaluate(bytes)
+        return outcome.pending == 0 ? outcome.violated : nil
     }
 
     /// `unlisted`: probes known not to list the name.

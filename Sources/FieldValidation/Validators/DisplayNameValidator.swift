@@ -62,9 +62,20 @@ public struct DisplayNameValidator: Sendable {
 
     /// ``validate(utf8:)``'s violations alone (the batch CLI's entry point).
     public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
-        // Batch callers ask ``isValidAsIs(utf8:)`` or ``scanLines(_:skippingValid:_:)`` first,
-        // so the names that get here are mostly invalid: no quick accept before the full scan.
-        fastViolations(bytes, name: nil, quickAcceptFirst: false, perThread: true) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
+        fastViolations(bytes, name: nil, perThread: true) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The rules by index: what the bits of ``violatedRules(utf8:)`` stand for.
+    public var indexedRules: [IndexedRule] {
+        rules.rules.indices.map { IndexedRule(code: rules.rules[$0].code, fixedViolation: fastPath?.fixedViolations[$0]) }
+    }
+
+    /// The rules the name in `bytes` (valid UTF-8 without NUL) violates, as a bit set over
+    /// ``indexedRules`` — one bit per violation ``validate(utf8:)`` reports, 0 when valid — decided
+    /// without building violations; nil when only ``validate(utf8:)`` can say. Summaries count
+    /// codes with it.
+    public func violatedRules(utf8 bytes: UnsafeRawBufferPointer) -> UInt64? {
+        fastPath.flatMap { $0.violatedRules(bytes) }
     }
 
     /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
@@ -117,18 +128,16 @@ public struct DisplayNameValidator: Sendable {
     /// The violations of a name, decided by the fast path (nil when there is none): a valid
     /// ASCII name allocates nothing; rules the fast path cannot decide for this name (Swift
     /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
-    @inline(__always)
     /// `perThread`: see ``DisplayNameFastPath/singleViolation(_:_:perThread:)``.
-    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, quickAcceptFirst: Bool = true,
-                                perThread: Bool = false) -> [Violation]? {
+    @inline(__always)
+    private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, perThread: Bool = false) -> [Violation]? {
         // `flatMap` lends the fast path; binding it with `guard let` would retain it, an atomic
         // operation on an object every thread shares.
-        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, quickAcceptFirst: quickAcceptFirst, perThread: perThread) }
+        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, perThread: perThread) }
     }
 
     private func fastViolations(using fastPath: DisplayNameFastPath, _ bytes: UnsafeRawBufferPointer, name: String?,
-                                quickAcceptFirst: Bool, perThread: Bool) -> [Violation]? {
-        if quickAcceptFirst, fastPath.quickAcceptWhenComplete(bytes) { return [] }
+                                perThread: Bool) -> [Violation]? {
         let outcome = fastPath.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
         if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
