@@ -149,6 +149,24 @@ import Testing
         #expect(validator.validate("ab").violations.first { $0.code == "DN191" }?.message == "Add 2 characters.")
     }
 
+    @Test func everySpellingOfAListedKeyHitsItsFingerprintAndOthersMiss() {
+        let names = ["admin", "moderator", "rnoon", "mmm", "help", "x"]
+        let signature = ListSignature(kind: .lookalike, keys: names.map(Keys.lookalike))
+        func fingerprint(_ name: String) -> UInt64 { name.utf8.reduce(ListSignature.seed) { signature.step($0, $1) } }
+        for name in names {
+            let spellings = [name, name.uppercased(), name.replacingOccurrences(of: "m", with: "rn"),
+                             name.replacingOccurrences(of: "rn", with: "m"), name.replacingOccurrences(of: "m", with: "RN"),
+                             name.replacingOccurrences(of: "i", with: "1"), name.replacingOccurrences(of: "l", with: "|"),
+                             name.replacingOccurrences(of: "o", with: "0")]
+            for spelling in spellings {
+                #expect(Keys.lookalike(spelling) == Keys.lookalike(name))
+                #expect(signature.mayContain(fingerprint(spelling)), "\(spelling) is listed as \(name)")
+            }
+        }
+        let unlisted = (0..<2000).map { "user.\($0)" } + ["adrnin_", "moderato", "helpx", "xx", ""]
+        #expect(unlisted.filter { signature.mayContain(fingerprint($0)) }.isEmpty)
+    }
+
     @Test func eachThreadHandsOutItsOwnCopyOfTheSharedViolations() throws {
         let validator = try Self.validator.get()
         @Sendable func batchViolations(_ name: String) -> [Violation] {

@@ -286,7 +286,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// anyway.
     @inline(__always)
     private func quickScan(_ input: UnsafePointer<UInt8>, _ count: Int) -> QuickScan {
-        let classes = Self.classes, steps = quickSignature.steps
+        let classes = Self.classes, values = quickSignature.values
         var scan = QuickScan()
         for i in 0..<count {
             let byte = input[i]
@@ -294,7 +294,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
             scan.every &= kind
             scan.neighbours |= kind & scan.last
             scan.last = kind
-            scan.hash = scan.hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
+            scan.hash = scan.hash &+ values[Int(byte)]
         }
         return scan
     }
@@ -337,7 +337,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// lines are only counted. `visit` returns false to stop. Returns how many were skipped.
     func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-        let classes = Self.classes, signature = quickSignature, steps = signature.steps, total = bytes.count
+        let classes = Self.classes, signature = quickSignature, values = signature.values, total = bytes.count
         let shortest = Swift.max(1, minLength), longest = hasUncoveredRules ? -1 : maxLength
         var i = 0, index = 0, skipped = 0
         while i < total {
@@ -351,7 +351,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 every &= kind
                 neighbours |= kind & previous
                 previous = kind
-                hash = hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
+                hash = hash &+ values[Int(byte)]
                 i += 1
             }
             let count = i - start

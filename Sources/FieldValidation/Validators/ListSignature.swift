@@ -1,19 +1,21 @@
-/// A one-multiply-per-byte fingerprint of a list key, computed while a name is scanned, and the
+/// A one-addition-per-byte fingerprint of a list key, computed while a name is scanned, and the
 /// set of fingerprints of a list's keys: a name whose fingerprint is not in the set is certainly
 /// not listed, so a valid name is accepted without building its key.
 ///
-/// The fingerprint is a polynomial hash (mod 2⁶⁴) of the key with every `m` spelled `rn`: for
-/// look-alike keys, `rn` → `m` makes the key depend on the next byte, but its inverse, `m` →
-/// `rn`, maps one byte at a time, and two names have the same look-alike key exactly when their
-/// keys are equal with every `m` spelled `rn` (both forms are normal forms of `rn` = `m`). So
-/// each byte is one step, `hash = hash × multiplier[byte] + addend[byte]`, from a 256-entry
-/// table. A hit is only a hint: the caller then looks the key up exactly.
+/// The fingerprint is the sum (mod 2⁶⁴) of a fixed pseudo-random value per byte of the key with
+/// every `m` spelled `rn`: for look-alike keys, `rn` → `m` makes the key depend on the next byte,
+/// but its inverse, `m` → `rn`, maps one byte at a time, and two names have the same look-alike
+/// key exactly when their keys are equal with every `m` spelled `rn` (both forms are normal forms
+/// of `rn` = `m`). So each byte is one step, `hash = hash + value[byte]`, from a 256-entry table,
+/// with `value[m] = value[r] + value[n]`. A sum ignores the order of the bytes, so anagrams of a
+/// key hit too; that is the price of a step with no multiplication to wait for, and a hit is
+/// only a hint anyway: the caller then looks the key up exactly.
 final class ListSignature: @unchecked Sendable {
     // INVARIANT: both buffers are written only in `init` and freed only in `deinit`, so
     // concurrent reads are safe.
 
-    /// Per byte: the multiplier, then the addend (so one step reads one 16-byte entry).
-    let steps: UnsafeMutablePointer<UInt64>
+    /// Per byte: the value it adds.
+    let values: UnsafeMutablePointer<UInt64>
     private let slots: UnsafeMutableBufferPointer<UInt64>
     private let shift: UInt64
 
@@ -22,12 +24,11 @@ final class ListSignature: @unchecked Sendable {
     /// Fingerprints the ASCII keys among `keys`, which are keys of kind `kind` (keys with other
     /// bytes never match an ASCII name).
     init(kind: ListKey, keys: some Collection<String>) {
-        steps = .allocate(capacity: 512)
+        values = .allocate(capacity: 256)
         for byte in 0..<256 {
             let key = Self.keyByte(UInt8(byte), kind)
             let expandsM = kind == .lookalike && key == UInt8(ascii: "m")
-            steps[2 * byte] = expandsM ? Self.base &* Self.base : Self.base
-            steps[2 * byte + 1] = expandsM ? UInt64(UInt8(ascii: "r")) &* Self.base &+ UInt64(UInt8(ascii: "n")) : UInt64(key)
+            values[byte] = expandsM ? Self.value(UInt8(ascii: "r")) &+ Self.value(UInt8(ascii: "n")) : Self.value(key)
         }
         let keys = keys.filter { $0.utf8.allSatisfy { $0 < 128 } }
         var bits: UInt64 = 3
@@ -45,7 +46,7 @@ final class ListSignature: @unchecked Sendable {
     }
 
     deinit {
-        steps.deallocate()
+        values.deallocate()
         slots.deallocate()
     }
 
@@ -55,7 +56,16 @@ final class ListSignature: @unchecked Sendable {
     /// The fingerprint after one more byte.
     @inline(__always)
     func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
-        hash &* steps[2 &* Int(byte)] &+ steps[2 &* Int(byte) &+ 1]
+        hash &+ values[Int(byte)]
+    }
+
+    /// The value a key byte adds: SplitMix64's finalizer of the byte, so that the sums of
+    /// different short keys differ.
+    private static func value(_ byte: UInt8) -> UInt64 {
+        var z = (UInt64(byte) &+ 1) &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// False when no key of the list has this fingerprint (so the name is certainly not listed).
