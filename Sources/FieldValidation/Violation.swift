@@ -79,20 +79,41 @@ public struct ValidationResult: Sendable, Hashable {
     public var normalized: String?
     /// Canonical uniqueness key (display names only): `John.Doe` and `john.doe` share one.
     public var key: String? {
-        get { derivesKey ? normalized.map(Keys.canonical) : givenKey }
+        get { derivesKey ? normalized.map(Keys.canonical) : forms?.key }
         set {
-            givenKey = newValue
+            forms = Forms.of(key: newValue, asciiForm: asciiForm)
             derivesKey = false
         }
     }
     /// Email only: the address with its domain in ASCII (`xn--`) form; nil when the local part
     /// is not ASCII or the address is invalid.
-    public var asciiForm: String?
+    public var asciiForm: String? {
+        get { forms?.asciiForm }
+        set { forms = Forms.of(key: derivesKey ? nil : forms?.key, asciiForm: newValue) }
+    }
 
-    private var givenKey: String?
+    // The key and ASCII form, which most results lack, sit behind one reference: a result of
+    // two references and a flag is built and copied with no outlined copy of the whole struct,
+    // as a larger one was (the display-name validator builds one per name).
+    private var forms: Forms?
     /// True when ``key`` is ``Keys/canonical(_:)`` of ``normalized``, built only when asked for,
     /// as most callers never do.
-    private var derivesKey = false
+    private var derivesKey: Bool
+
+    private final class Forms: Sendable {
+        let key: String?
+        let asciiForm: String?
+
+        private init(key: String?, asciiForm: String?) {
+            self.key = key
+            self.asciiForm = asciiForm
+        }
+
+        /// Nil, with nothing allocated, when both are nil.
+        static func of(key: String?, asciiForm: String?) -> Forms? {
+            key == nil && asciiForm == nil ? nil : Forms(key: key, asciiForm: asciiForm)
+        }
+    }
 
     /// True when no rule was violated.
     public var isValid: Bool { violations.isEmpty }
@@ -104,14 +125,15 @@ public struct ValidationResult: Sendable, Hashable {
     public init(violations: [Violation] = [], normalized: String? = nil, key: String? = nil, asciiForm: String? = nil) {
         self.violations = violations
         self.normalized = normalized
-        self.givenKey = key
-        self.asciiForm = asciiForm
+        self.forms = Forms.of(key: key, asciiForm: asciiForm)
+        self.derivesKey = false
     }
 
     /// A valid display name: `name` is the normalized value and its canonical key the key.
     init(validDisplayName name: String) {
         violations = []
         normalized = name
+        forms = nil
         derivesKey = true
     }
 

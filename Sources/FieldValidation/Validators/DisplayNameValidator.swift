@@ -47,8 +47,7 @@ public struct DisplayNameValidator: Sendable {
             fast = copy.withUTF8 { fastViolations(UnsafeRawBufferPointer($0), name: name) }
         }
         let violations = fast ?? evaluateAll(name)
-        guard violations.isEmpty else { return ValidationResult(violations: violations) }
-        return ValidationResult(validDisplayName: name)
+        return violations.isEmpty ? ValidationResult(validDisplayName: name) : ValidationResult(violations: violations)
     }
 
     /// Validates a display name given as UTF-8 bytes (the batch CLI's entry point).
