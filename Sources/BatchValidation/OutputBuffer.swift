@@ -25,8 +25,12 @@ final class OutputBuffer: @unchecked Sendable {
     func removeAll() { count = 0 }
 
     /// Makes room for `extra` more bytes.
+    @inline(__always)
     func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(toFit: extra) }
+    }
+
+    private func grow(toFit extra: Int) {
         let grown = Swift.max(count + extra, 2 * capacity)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         larger.initialize(from: storage, count: count)

@@ -44,8 +44,19 @@ struct RecordHead {
         }
     }
 
+    @inline(__always)
     private mutating func increment() {
         number += 1
+        let last = buffer + capacity - 1
+        if last.pointee != UInt8(ascii: "9") {
+            last.pointee += 1
+        } else {
+            carry()
+        }
+    }
+
+    /// The increment when the last digit is 9.
+    private mutating func carry() {
         var index = capacity - 1
         while buffer[index] == UInt8(ascii: "9") {
             buffer[index] = UInt8(ascii: "0")

@@ -158,7 +158,8 @@ struct RecordWriter: Sendable {
             // Lowercasing creates no byte that needs an escape.
             cursor.writeJSON(value, lowercased: true, knownPlain: plain)
         }
-        cursor.write("}\n")
+        cursor.write(UInt8(ascii: "}"))
+        cursor.write(0x0A)
     }
 
     /// True when invalid records whose violations are known by rule (``FieldChecker/violatedRules(_:)``)
@@ -171,7 +172,8 @@ struct RecordWriter: Sendable {
         cursor.writeWords(head)
         cursor.writeWords(#", "valid": false, "errors": "#)
         cursor.writeWords(errors)
-        cursor.write("}\n")
+        cursor.write(UInt8(ascii: "}"))
+        cursor.write(0x0A)
     }
 
     /// The `errors` array of a JSONL record: `[{"code": …, "rule": …, "message": …}, …]`.
