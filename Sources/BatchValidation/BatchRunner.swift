@@ -357,15 +357,27 @@ private struct ChunkPass {
 
     /// The chunk's line `index`, framed by the worker: limited to `maxRecordBytes`, with a CR
     /// before its LF dropped.
+    @inline(__always)
     mutating func handleLine(_ index: Int, _ line: Range<Int>, validAsIs: Bool) -> Bool {
         number = firstNumber + index
+        // The commonest line, valid as is (so without CR), is counted and written right here.
+        if validAsIs, line.count <= maxRecordBytes {
+            if perRecord { writeValidAsIs(UnsafeRawBufferPointer(rebasing: bytes[line])) }
+            result.tally.addValid()
+            return true
+        }
+        return handleOtherLine(line)
+    }
+
+    /// ``handleLine(_:_:validAsIs:)`` for a line not valid as is.
+    private mutating func handleOtherLine(_ line: Range<Int>) -> Bool {
         if line.count > maxRecordBytes {
             return handle(RawRecord(start: line.lowerBound, end: line.lowerBound, flaw: .tooLong), validAsIs: false)
         }
         if line.count > 0, bytes[line.upperBound - 1] == UInt8(ascii: "\r") {
             return handle(RawRecord(start: line.lowerBound, end: line.upperBound - 1), validAsIs: false)
         }
-        return handle(RawRecord(start: line.lowerBound, end: line.upperBound), validAsIs: validAsIs)
+        return handle(RawRecord(start: line.lowerBound, end: line.upperBound), validAsIs: false)
     }
 
     /// Handles one record; `validAsIs` (plain lines only) means the checker accepted it as it
