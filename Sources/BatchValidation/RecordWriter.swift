@@ -143,20 +143,21 @@ struct RecordWriter: Sendable {
     /// (``writeValidAsIs(head:value:into:)``).
     var writesValidAsIsDirectly: Bool { options.format == .jsonl && !options.isSecret && options.only.admits(true) }
 
-    /// The most ``writeValidAsIs(head:value:into:)`` writes: every byte escaped (6×).
+    /// The most ``writeValidAsIs(head:value:into:)`` writes: every byte escaped (6×), plus the
+    /// 8 bytes a short value's word may store past its end.
     func validAsIsCapacity(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
-        80 + head.count + 12 * value.count
+        88 + head.count + 12 * value.count
     }
 
     /// The JSONL record of a valid-as-is value, after `head` (``RecordHead``).
     func writeValidAsIs(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
         cursor.writeWords(head)
         cursor.writeWords(#", "valid": true, "errors": [], "normalized": "#)
-        let plain = cursor.writeJSON(value, lowercased: false)
+        let plain = cursor.writeJSONValue(value, lowercased: false)
         if options.includesKey {
             cursor.writeWords(#", "key": "#)
             // Lowercasing creates no byte that needs an escape.
-            cursor.writeJSON(value, lowercased: true, knownPlain: plain)
+            cursor.writeJSONValue(value, lowercased: true, knownPlain: plain)
         }
         cursor.write(UInt8(ascii: "}"))
         cursor.write(0x0A)
@@ -510,6 +511,42 @@ struct ByteCursor {
         }
         write(UInt8(ascii: "\""))
         return needsEscape == 0
+    }
+
+    /// ``writeJSON(_:lowercased:knownPlain:)`` that also takes a value shorter than eight bytes
+    /// a word at a time — assembled from two overlapping loads, so nothing past it is read — and
+    /// may therefore store up to 8 bytes past what it writes: the caller's reservation must
+    /// allow for them.
+    @inline(__always) @discardableResult
+    mutating func writeJSONValue(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, knownPlain: Bool = false) -> Bool {
+        let count = bytes.count
+        guard count > 0, count < 8, let source = bytes.baseAddress else {
+            return writeJSON(bytes, lowercased: lowercased, knownPlain: knownPlain)
+        }
+        // Byte i of the value in bits 8i..<8i+8, zeros above: the bytes shared by the two
+        // loads are equal, so or-ing them is exact.
+        var word: UInt64
+        if count >= 4 {
+            let low = UInt64(UInt32(littleEndian: source.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+            word = low | high << UInt64(8 * (count - 4))
+        } else {
+            word = UInt64(source.load(as: UInt8.self))
+            if count > 1 { word |= UInt64(source.load(fromByteOffset: 1, as: UInt8.self)) << 8 }
+            if count > 2 { word |= UInt64(source.load(fromByteOffset: 2, as: UInt8.self)) << 16 }
+        }
+        // The zero bytes above the value would count as controls: only the value's bytes count
+        // (the tests misfire only above a byte that needs an escape, never below one).
+        let live = Self.highBits >> UInt64(8 * (8 - count))
+        if !knownPlain, Self.escapeBits(word) & live != 0 {
+            return writeJSON(bytes, lowercased: lowercased, knownPlain: false)
+        }
+        if lowercased { word = Self.lowercasedASCII(word) }
+        write(UInt8(ascii: "\""))
+        UnsafeMutableRawPointer(next).storeBytes(of: word.littleEndian, as: UInt64.self)
+        next += count
+        write(UInt8(ascii: "\""))
+        return true
     }
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101

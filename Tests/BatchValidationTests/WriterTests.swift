@@ -163,7 +163,7 @@ struct RecordPieceTests {
         return out
     }
 
-    @Test("JSON strings written eight bytes at a time escape and lowercase exactly like byte by byte")
+    @Test("JSON strings written a word at a time escape and lowercase exactly like byte by byte")
     func wordWideJSON() {
         var generator = SystemRandomNumberGenerator()
         // Neighbours of every class boundary the word-wide tests draw: controls, `"`, `\`, DEL,
@@ -175,14 +175,21 @@ struct RecordPieceTests {
             for _ in 0..<40 {
                 let value = (0..<length).flatMap { _ in alphabet.randomElement(using: &generator) ?? [] }
                 for lowercased in [false, true] {
-                    let written = value.withUnsafeBytes { bytes in
-                        [UInt8](unsafeUninitializedCapacity: 2 + 6 * bytes.count) { buffer, count in
-                            var cursor = ByteCursor(next: buffer.baseAddress!)
-                            cursor.writeJSON(bytes, lowercased: lowercased)
-                            count = cursor.next - buffer.baseAddress!
+                    // `writeJSONValue` may store 8 bytes past its end; `writeJSON` must not.
+                    for (valueWriter, slack) in [(false, 0), (true, 8)] {
+                        let written = value.withUnsafeBytes { bytes in
+                            [UInt8](unsafeUninitializedCapacity: 2 + 6 * bytes.count + slack) { buffer, count in
+                                var cursor = ByteCursor(next: buffer.baseAddress!)
+                                if valueWriter {
+                                    cursor.writeJSONValue(bytes, lowercased: lowercased)
+                                } else {
+                                    cursor.writeJSON(bytes, lowercased: lowercased)
+                                }
+                                count = cursor.next - buffer.baseAddress!
+                            }
                         }
+                        #expect(written == referenceJSON(value, lowercased: lowercased), "\(value) lowercased: \(lowercased)")
                     }
-                    #expect(written == referenceJSON(value, lowercased: lowercased), "\(value) lowercased: \(lowercased)")
                 }
             }
         }
