@@ -269,14 +269,14 @@ struct ChunkContext: Sendable {
                         let writesValid = pass.pointee.perRecord && writer.options.only.admits(true)
                         let skipping = !writesValid && all.count <= chunk.maxRecordBytes
                         let skipped = checker.scanLines(all, skippingValid: skipping) {
-                            pass.pointee.handleLine($0, $1, validAsIs: $2)
+                            pass.pointee.handleLine($0, $1, $2)
                         }
                         pass.pointee.result.tally.addValid(skipped)
                     } else {
                         var index = 0
                         frameLines(all) { line in
                             defer { index += 1 }
-                            return pass.pointee.handleLine(index, line, validAsIs: false)
+                            return pass.pointee.handleLine(index, line, .undecided)
                         }
                     }
                 }
@@ -358,18 +358,26 @@ private struct ChunkPass {
     /// The chunk's line `index`, framed by the worker: limited to `maxRecordBytes`, with a CR
     /// before its LF dropped.
     @inline(__always)
-    mutating func handleLine(_ index: Int, _ line: Range<Int>, validAsIs: Bool) -> Bool {
+    mutating func handleLine(_ index: Int, _ line: Range<Int>, _ verdict: LineVerdict) -> Bool {
         number = firstNumber + index
-        // The commonest line, valid as is (so without CR), is counted and written right here.
-        if validAsIs, line.count <= maxRecordBytes {
-            if perRecord { writeValidAsIs(UnsafeRawBufferPointer(rebasing: bytes[line])) }
-            result.tally.addValid()
-            return true
+        if line.count <= maxRecordBytes {
+            switch verdict {
+            case .validAsIs:
+                // The commonest line, valid as is (so neither empty nor ending in CR), is
+                // counted and written right here.
+                if perRecord { writeValidAsIs(UnsafeRawBufferPointer(rebasing: bytes[line])) }
+                result.tally.addValid()
+                return true
+            case let .violated(rules) where countsRules:
+                // Neither empty nor ending in CR either: the scan's rules stand for the line.
+                if let handled = handle(violatedRules: rules) { return handled }
+            default: break
+            }
         }
         return handleOtherLine(line)
     }
 
-    /// ``handleLine(_:_:validAsIs:)`` for a line not valid as is.
+    /// ``handleLine(_:_:_:)`` for a line the scan did not settle.
     private mutating func handleOtherLine(_ line: Range<Int>) -> Bool {
         if line.count > maxRecordBytes {
             return handle(RawRecord(start: line.lowerBound, end: line.lowerBound, flaw: .tooLong), validAsIs: false)
@@ -398,9 +406,8 @@ private struct ChunkPass {
         // Plain lines, the bulk case: when the checker can say which rules a line broke
         // without building violations, the line is counted by rule and, if invalid, written
         // from those rules. A valid line the output shows needs its normalized value: checked.
-        if countsRules, let rules = context.checker.violatedRules(record) {
-            let admitted = perRecord && context.writer.options.only.admits(rules == 0)
-            if !admitted || (rules != 0 && writeInvalid(rules)) { return count(violatedRules: rules) }
+        if countsRules, let rules = context.checker.violatedRules(record), let handled = handle(violatedRules: rules) {
+            return handled
         }
         if isLines && !perRecord {
             // Summaries: the outcome is only counted.
@@ -433,6 +440,15 @@ private struct ChunkPass {
             for violation in violations { violationCounts.add(violation) }
         }
         return continuesAfterInvalid()
+    }
+
+    /// Counts, and writes if invalid, the record being handled from the rules it broke; nil when
+    /// the output needs more (a valid record it shows, or violations whose wording depends on
+    /// the value): then the checker must be asked. Otherwise false means stop (`--fail-fast`).
+    private mutating func handle(violatedRules rules: UInt64) -> Bool? {
+        let admitted = perRecord && context.writer.options.only.admits(rules == 0)
+        guard !admitted || (rules != 0 && writeInvalid(rules)) else { return nil }
+        return count(violatedRules: rules)
     }
 
     /// Counts a record by the bit set of rules it violates; returns false to stop (`--fail-fast`).

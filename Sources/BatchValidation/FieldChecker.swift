@@ -24,6 +24,10 @@ public typealias FieldViolation = Violation
 /// A rule as ``FieldChecker/violatedRules(_:)`` names it by index: the validators' own type.
 public typealias IndexedRule = FieldValidation.IndexedRule
 
+/// What ``FieldChecker/scanLines(_:skippingValid:_:)`` says about a line: the validators' own
+/// type.
+public typealias LineVerdict = FieldValidation.LineVerdict
+
 /// What a ``FieldChecker`` says about one field.
 public struct FieldOutcome: Sendable, Hashable {
     /// Every rule the field broke; empty when valid.
@@ -85,13 +89,15 @@ public protocol FieldChecker: Sendable {
     func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64?
 
     /// Splits `lines` — valid UTF-8 without NUL — at LF (the last line may lack one) and calls
-    /// `visit` with each line's 0-based index, its range without the LF, and ``isValidAsIs(_:)``
-    /// of that range, which must be false for a line ending in CR (the engine drops the CR and
-    /// checks the rest); with `skippingValid`, lines valid as is are only counted, not visited.
-    /// `visit` returns false to stop. Returns how many lines were skipped. A checker that can
-    /// find a line's end in the same pass that checks it implements this; the default frames
-    /// with `memchr`.
-    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int
+    /// `visit` with each line's 0-based index, its range without the LF, and its verdict:
+    /// `.validAsIs` exactly when ``isValidAsIs(_:)`` holds for the range, `.violated` with what
+    /// ``violatedRules(_:)`` returns for it, or `.undecided`. An empty line or one ending in CR
+    /// must get `.undecided` (the engine reports the first and drops the CR of the second before
+    /// checking the rest). With `skippingValid`, lines valid as is are only counted, not
+    /// visited. `visit` returns false to stop. Returns how many lines were skipped. A checker
+    /// that can find a line's end in the same pass that checks it implements this; the default
+    /// frames with `memchr` and asks ``isValidAsIs(_:)``.
+    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int
 }
 
 extension FieldChecker {
@@ -101,7 +107,7 @@ extension FieldChecker {
 
     public func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? { nil }
 
-    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         var index = 0, skipped = 0
         frameLines(lines) { range in
             defer { index += 1 }
@@ -111,7 +117,7 @@ extension FieldChecker {
                 skipped += 1
                 return true
             }
-            return visit(index, range, valid)
+            return visit(index, range, valid ? .validAsIs : .undecided)
         }
         return skipped
     }

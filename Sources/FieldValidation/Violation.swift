@@ -68,6 +68,18 @@ public struct IndexedRule: Sendable, Hashable {
     }
 }
 
+/// What a validator's line scan found out about one line, in the same pass that found its end.
+public enum LineVerdict: Sendable, Hashable {
+    /// Valid as it is: the normalized value is the line itself, and its key (where there is
+    /// one) the line with ASCII letters lowercased.
+    case validAsIs
+    /// The rules the line broke, as a bit set over the validator's `indexedRules`: what its
+    /// `violatedRules(utf8:)` returns for the line (0 means valid, but not known to be as is).
+    case violated(UInt64)
+    /// Left to the validator.
+    case undecided
+}
+
 /// The outcome of validating one value: every violated rule plus the normalized value.
 ///
 /// Validators never throw for bad input; they return every violation in pack order.

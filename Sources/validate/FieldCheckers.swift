@@ -56,7 +56,7 @@ struct DisplayNameChecker: FieldChecker {
         validator.violatedRules(utf8: value)
     }
 
-    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         validator.scanLines(lines, skippingValid: skippingValid, visit)
     }
 }

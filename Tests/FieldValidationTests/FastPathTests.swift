@@ -40,22 +40,33 @@ import Testing
         }
     }
 
-    @Test func scanLinesFramesLikeSplittingAndAcceptsLikeIsValidAsIs() async throws {
+    @Test func scanLinesFramesLikeSplittingAndDecidesLikeIsValidAsIsAndViolatedRules() async throws {
         let validator = try Self.validator.get()
         let gen = Gen.int(in: 0...(Self.alphabet.count - 1)).array(of: 0...400)
         await propertyCheck(count: 300, input: gen) { indices in
             // The alphabet holds "\n", so the buffer's lines are whatever splitting it gives.
-            let buffer = Array(String(indices.map { Self.alphabet[$0] }).utf8)
+            var text = String(indices.map { Self.alphabet[$0] })
+            if indices.count % 3 == 0 { text = text.replacingOccurrences(of: "\n", with: "\r\n") }
+            let buffer = Array(text.utf8)
             var expected = buffer.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.startIndex..<$0.endIndex }
             if buffer.last == 0x0A || buffer.isEmpty { expected.removeLast() }
             buffer.withUnsafeBytes { bytes in
-                var seen: [(Int, Range<Int>, Bool)] = []
+                var seen: [(Int, Range<Int>, LineVerdict)] = []
                 let skippedNone = validator.scanLines(bytes, skippingValid: false) { seen.append(($0, $1, $2)); return true }
                 #expect(skippedNone == 0)
                 #expect(seen.map(\.1) == expected)
                 #expect(seen.map(\.0) == Array(expected.indices))
                 let accepted = expected.map { validator.isValidAsIs(utf8: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
-                #expect(seen.map(\.2) == accepted)
+                #expect(seen.map { $0.2 == .validAsIs } == accepted)
+                for (_, range, verdict) in seen {
+                    let line = UnsafeRawBufferPointer(rebasing: bytes[range])
+                    guard case let .violated(rules) = verdict else { continue }
+                    #expect(!line.isEmpty && line.last != UInt8(ascii: "\r"))
+                    #expect(rules == validator.violatedRules(utf8: line), "\(Array(line))")
+                    #expect(rules != 0, "a valid line here is valid as is")
+                }
+                // The shipped packs decide every line that is neither empty nor ends in CR.
+                #expect(seen.allSatisfy { $0.2 != .undecided || $0.1.isEmpty || bytes[$0.1.upperBound - 1] == UInt8(ascii: "\r") })
                 var visited: [Int] = []
                 let skipped = validator.scanLines(bytes, skippingValid: true) { index, _, _ in visited.append(index); return true }
                 #expect(skipped == accepted.filter { $0 }.count)

@@ -332,35 +332,41 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// Splits `bytes` into lines at LF (the last may lack one) and calls `visit` with each line's
-    /// index, its range without the LF, and whether ``quickAcceptWhenComplete(_:)`` accepts it
-    /// — finding the line's end in the same pass that checks it. With `skippingValid`, accepted
-    /// lines are only counted. `visit` returns false to stop. Returns how many were skipped.
-    func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+    /// index, its range without the LF, and its verdict — `.validAsIs` exactly when
+    /// ``quickAcceptWhenComplete(_:)`` accepts it, else the rules it broke when they are decided
+    /// (never for an empty line or one ending in CR) — finding the line's end in the same pass
+    /// that checks it. With `skippingValid`, lines valid as is are only counted. `visit`
+    /// returns false to stop. Returns how many were skipped.
+    func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-        let classes = Self.classes, signature = quickSignature, values = signature.values, total = bytes.count
-        let shortest = Swift.max(1, minLength), longest = hasUncoveredRules ? -1 : maxLength
+        let classes = Self.classes, values = quickSignature.values, total = bytes.count
         var i = 0, index = 0, skipped = 0
         while i < total {
             let start = i
-            var every: UInt8 = 0xFF, neighbours: UInt8 = 0, previous: UInt8 = 2
-            var hash = ListSignature.seed
+            var scan = QuickScan()
             while i < total {
                 let byte = input[i]
                 if byte == 0x0A { break }
                 let kind = classes[Int(byte)]
-                every &= kind
-                neighbours |= kind & previous
-                previous = kind
-                hash = hash &+ values[Int(byte)]
+                scan.every &= kind
+                scan.neighbours |= kind & scan.last
+                scan.last = kind
+                scan.hash = scan.hash &+ values[Int(byte)]
                 i += 1
             }
             let count = i - start
-            var accepted = count >= shortest && count <= longest && every & 1 == 1 && neighbours & 2 == 0
-                && previous != 3 && !signature.mayContain(hash)
-            if accepted, otherQuickProbes != 0 { accepted = !listedInOtherQuickProbes(input + start, count) }
-            if accepted && skippingValid {
+            let verdict: LineVerdict
+            if count == 0 || input[i - 1] == UInt8(ascii: "\r") {
+                verdict = .undecided
+            } else if !hasUncoveredRules, accepts(scan, input + start, count) {
+                verdict = .validAsIs
+            } else {
+                let outcome = self.outcome(of: scan, input + start, count)
+                verdict = outcome.pending == 0 ? .violated(outcome.violated) : .undecided
+            }
+            if verdict == .validAsIs && skippingValid {
                 skipped += 1
-            } else if !visit(index, start..<i, accepted) {
+            } else if !visit(index, start..<i, verdict) {
                 break
             }
             i += 1
@@ -387,6 +393,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
         }
         let quick = quickScan(input, count)
         if !hasUncoveredRules, accepts(quick, input, count) { return outcome }
+        return self.outcome(of: quick, input, count)
+    }
+
+    /// ``evaluate(_:)`` for `count` (≥ 1) bytes that a quick pass has scanned.
+    private func outcome(of quick: QuickScan, _ input: UnsafePointer<UInt8>, _ count: Int) -> Outcome {
+        var outcome = Outcome()
         var scan = Scan()
         scan.octets = count
         scan.allAllowed = quick.every & 1 == 1

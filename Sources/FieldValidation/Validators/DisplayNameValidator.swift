@@ -86,17 +86,19 @@ public struct DisplayNameValidator: Sendable {
     }
 
     /// Splits `bytes` (valid UTF-8 without NUL) into lines at LF — the last may lack one — and
-    /// calls `visit` with each line's 0-based index, its range without the LF, and whether
-    /// ``isValidAsIs(utf8:)`` holds for it, deciding both in one pass over the bytes. With
-    /// `skippingValid`, lines valid as is are only counted, not visited. `visit` returns false
-    /// to stop. Returns how many lines were skipped.
+    /// calls `visit` with each line's 0-based index, its range without the LF, and its verdict,
+    /// found in one pass over the bytes: `.validAsIs` exactly when ``isValidAsIs(utf8:)`` holds,
+    /// else, when the fast path decides the line, `.violated` with what
+    /// ``violatedRules(utf8:)`` returns for it (never for an empty line or one ending in CR).
+    /// With `skippingValid`, lines valid as is are only counted, not visited. `visit` returns
+    /// false to stop. Returns how many lines were skipped.
     public func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool = false,
-                          _ visit: (Int, Range<Int>, Bool) -> Bool) -> Int {
+                          _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         if let fastPath { return fastPath.scanLines(bytes, skippingValid: skippingValid, visit) }
         var start = 0, index = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-            if !visit(index, start..<end, false) { break }
+            if !visit(index, start..<end, .undecided) { break }
             start = end + 1
             index += 1
         }
