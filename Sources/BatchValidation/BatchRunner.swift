@@ -225,7 +225,7 @@ private final class InFlightBatch {
     /// Waits for the workers; the results come in chunk order.
     func wait() -> (chunks: [RecordChunk], results: [ChunkResult]) {
         group.wait()
-        return (chunks, slots.takeResults())
+        return (chunks, slots.results)
     }
 }
 
@@ -586,16 +586,7 @@ private final class ResultSlots: @unchecked Sendable {
 
     func store(_ result: ChunkResult, at index: Int) { storage[index] = result }
 
-    /// Moves the results out, leaving the slots empty: the workers' closure, which holds the
-    /// slots, may be released a little after the batch is done, and must not hold the output
-    /// buffers then (a buffer with a second reference is copied, not reused, by its next user).
-    func takeResults() -> [ChunkResult] {
-        storage.indices.map { index in
-            var result = ChunkResult()
-            swap(&result, &storage[index])
-            return result
-        }
-    }
+    var results: [ChunkResult] { Array(storage) }
 }
 
 extension InputDamage {
