@@ -462,7 +462,7 @@ struct ByteCursor {
     /// A JSON string literal (RFC 8259) for `text`: at most 2 + 6 × its UTF-8 count bytes.
     mutating func writeJSON(_ text: String) {
         var text = text
-        text.withUTF8 { writeJSON(UnsafeRawBufferPointer($0), lowercased: false) }
+        _ = text.withUTF8 { writeJSON(UnsafeRawBufferPointer($0), lowercased: false) }
     }
 
     /// Valid UTF-8 `bytes` as a JSON string literal, optionally with ASCII letters lowercased:
