@@ -486,8 +486,7 @@ private struct ChunkPass {
     private mutating func writeValidAsIs(_ record: UnsafeRawBufferPointer) {
         let writer = context.writer
         guard writer.writesValidAsIsDirectly else {
-            writer.recordValidAsIs(file: context.file, prefix: context.jsonlPrefix, number: number, value: record, into: &scratch)
-            appendScratch()
+            _ = emit(.checked(FieldOutcome(validAsIs: record)), record)
             return
         }
         head.move(to: number)

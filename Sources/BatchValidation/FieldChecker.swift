@@ -48,6 +48,15 @@ public struct FieldOutcome: Sendable, Hashable {
     }
 }
 
+extension FieldOutcome {
+    /// The outcome of a value ``FieldChecker/isValidAsIs(_:)`` accepted: valid, normalized to
+    /// itself, with its ASCII letters lowercased as the key.
+    init(validAsIs value: UnsafeRawBufferPointer) {
+        self.init(normalized: String(decoding: value, as: UTF8.self),
+                  key: String(decoding: value.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self))
+    }
+}
+
 /// How much of a ``FieldOutcome`` the output needs.
 public enum OutcomeDetail: Sendable, Hashable {
     /// Violations plus `normalized` and `key` (record-by-record output).

@@ -88,13 +88,6 @@ struct RecordWriter: Sendable {
         return prefix
     }
 
-    /// Writes one record, if the format and filter want it.
-    func record(file: String, number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict, into out: inout [UInt8]) {
-        var rendered = RenderedViolations()
-        record(file: file, prefix: jsonlPrefix(file: file), number: number, value: value, verdict: verdict,
-               rendered: &rendered, into: &out)
-    }
-
     /// Writes one record, if the format and filter want it; `prefix` is ``jsonlPrefix(file:)``
     /// and `rendered` keeps the JSON of violations already written.
     func record(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict,
@@ -116,26 +109,6 @@ struct RecordWriter: Sendable {
         case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
         case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
         case .summary, .summaryJSON: break
-        }
-    }
-
-    /// Writes a record that ``FieldChecker/isValidAsIs(_:)`` accepted: normalized is the value,
-    /// the key its ASCII lowercase. JSONL, the bulk format, is written straight from the bytes
-    /// after `prefix` (``jsonlPrefix(file:)``).
-    func recordValidAsIs(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        guard options.format.isPerRecord, options.only.admits(true) else { return }
-        guard writesValidAsIsDirectly else {
-            let normalized = String(decoding: value, as: UTF8.self)
-            let key = String(decoding: value.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
-            record(file: file, number: number, value: value, verdict: .checked(FieldOutcome(normalized: normalized, key: key)), into: &out)
-            return
-        }
-        prefix.withUnsafeBytes { prefix in
-            let head = RecordHead(prefix: prefix, number: number)
-            defer { head.deallocate() }
-            out.appendWritten(capacity: validAsIsCapacity(head: head.bytes, value: value)) { cursor in
-                writeValidAsIs(head: head.bytes, value: value, into: &cursor)
-            }
         }
     }
 

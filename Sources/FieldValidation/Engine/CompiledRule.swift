@@ -96,8 +96,9 @@ final class CompiledRule: Sendable {
         func rendered(length: String) -> String {
             render(message, staticParameters.merging(["length": length, "count": length]) { $1 })
         }
-        guard rendered(length: "1") == rendered(length: "2") else { return nil }
-        return Violation(code: code, rule: id, message: rendered(length: "1"), parameters: staticParameters)
+        let wording = rendered(length: "1")
+        guard wording == rendered(length: "2") else { return nil }
+        return Violation(code: code, rule: id, message: wording, parameters: staticParameters)
     }
 
     /// The violation of a length rule by a value `length` units long, or nil when in bounds.

@@ -70,13 +70,13 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// Rule `i`'s `unless` as a bit set (earlier rules only), and the rules that have one.
     private let unlessMasks: [UInt64]
     private let rulesWithUnless: UInt64
-    /// Rule `i`'s violation when it does not depend on the name (all but length rules).
-    private let violations: [Violation?]
-    /// Rule `i`'s violation when its wording does not depend on the name (length rules
-    /// included, when their message does not mention the length); nil for Swift rules.
+    /// Rule `i`'s violation when its wording does not depend on the name: every pattern and
+    /// list rule, and a length rule whose message does not mention the length (whose
+    /// parameters still do: ``violation(_:_:)`` builds those); nil for Swift rules.
     let fixedViolations: [Violation?]
-    /// The commonest invalid outcome, one broken rule, as arrays built once: `[violations[i]]`,
-    /// and for length rules one per length below ``CompiledRule/cachedLengths``.
+    /// The commonest invalid outcome, one broken rule, as arrays built once: `[fixedViolations[i]]`
+    /// for pattern and list rules, and for length rules one per length below
+    /// ``CompiledRule/cachedLengths``.
     private let singleViolations: SingleViolations
     private let rules: [CompiledRule]
     /// Whether some rule (a Swift rule) must still be run by the validator.
@@ -112,7 +112,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var characters: UInt64 = 0, nonEmpty: UInt64 = 0, leading: UInt64 = 0, trailing: UInt64 = 0
         var consecutive: UInt64 = 0, uncovered: UInt64 = 0
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
-        var violations: [Violation?] = [], fixedViolations: [Violation?] = []
+        var violations: [Violation?] = []
         var probes: [Probe] = []
         var lists: [KeyList] = []
         var tables: [ByteKeyTable] = []
@@ -141,8 +141,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 minLength = Swift.max(minLength, min ?? 0)
                 maxLength = Swift.min(maxLength, max ?? Int.max)
                 lengthRules.append(LengthRule(index: index, unit: unit, min: min, max: max))
-                violations.append(nil)
-                fixedViolations.append(rule.fixedLengthViolation)
+                violations.append(rule.fixedLengthViolation)
             case let .list(list):
                 tables.append(list.table)
                 lists.append(list)
@@ -153,16 +152,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 uncovered |= bit
                 violations.append(nil)
             }
-            if fixedViolations.count < violations.count { fixedViolations.append(violations[index]) }
         }
         (characterRules, nonEmptyRules, leadingPeriodRules) = (characters, nonEmpty, leading)
         (trailingPeriodRules, consecutivePeriodRules, uncoveredRules) = (trailing, consecutive, uncovered)
         self.lengthRules = lengthRules
         self.listRules = listRules
-        self.violations = violations
-        self.fixedViolations = fixedViolations
+        self.fixedViolations = violations
         self.singleViolations = SingleViolations(
-            rules: violations.map { $0.map { [$0] } },
+            rules: violations.indices.map { index in
+                lengthRules.contains { $0.index == index } ? nil : violations[index].map { [$0] }
+            },
             lengths: lengthRules.map { length in
                 (0..<CompiledRule.cachedLengths).map { count in
                     rules.rules[length.index].lengthViolation(count, min: length.min, max: length.max).map { [$0] }
@@ -493,7 +492,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         for rule in lengthRules where rule.index == index {
             return rules[index].lengthViolation(rule.length(scan), min: rule.min, max: rule.max)
         }
-        return violations[index]
+        return fixedViolations[index]
     }
 
     // MARK: - List probes
