@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import FieldValidation
 import Patterns
 
@@ -74,9 +73,9 @@ public struct BatchReport: Sendable {
 /// Runs a checker over inputs: reads chunks of records, checks them on all cores and writes
 /// the results in input order, with exactly one output record per input record.
 ///
-/// Memory stays bounded: at most two batches of chunks are held at once, with their output —
-/// `8 × jobs` chunks per batch for summaries, `4 × jobs` when every record is written — each
-/// chunk about 128 KiB of input plus at most one record, and ≤ 16384 records.
+/// Memory stays bounded: at most `8 × jobs` chunks are in flight at once for summaries, and
+/// `4 × jobs` when every record is written, each with its output; a chunk is about 128 KiB of
+/// input plus at most one record, and ≤ 16384 records.
 public final class BatchRunner {
     private let configuration: BatchConfiguration
     private let checker: any FieldChecker
@@ -130,8 +129,9 @@ public final class BatchRunner {
     private func runOne(_ spec: InputSpec, report: inout BatchReport) throws(InputError) -> Tally {
         let file = try InputFile(spec)
         let chunker = RecordChunker(input: file, framing: configuration.input.framing, maxRecordBytes: configuration.maxRecordBytes)
-        var pending: [RecordChunk] = []
         var nextNumber = 1
+        // CSV: the rest of the first chunk, after its header row.
+        var csvRows: RecordChunk?
 
         // CSV: the first row is the header; it names the columns and is not a record.
         var headerRow: [UInt8]?
@@ -139,7 +139,7 @@ public final class BatchRunner {
             let row = first.records.removeFirst()
             if let damage = row.damage(limit: first.maxRecordBytes) { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
             headerRow = Array(first.bytes[row.start..<row.end])
-            if !first.records.isEmpty { pending.append(first) }
+            if !first.records.isEmpty { csvRows = first }
         }
         let decoder: RecordDecoder
         do {
@@ -152,80 +152,56 @@ public final class BatchRunner {
 
         let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
         defer { progress?.finish() }
-        // Per-record output makes a chunk's result about as large as its input (JSONL more), so
-        // those formats keep fewer chunks in flight; summaries carry no output per chunk.
-        let batchSize = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
         let context = ChunkContext(file: file.name, jsonlPrefix: writer.jsonlPrefix(file: file.name),
                                    decoder: decoder, checker: checker, indexedRules: checker.indexedRules, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
-        var tally = Tally()
-        // Two batches in flight: while the workers check one, this thread frames the next and
-        // writes the one before, in input order.
+        // Per-record output makes a chunk's result about as large as its input (JSONL more), so
+        // those formats keep fewer chunks in flight; summaries carry no output per chunk.
+        let window = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
+        let pipeline = ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+        defer { pipeline.close() }
         var spareOutputs: [OutputBuffer] = []
-        var checking: InFlightBatch?
+        func submit(_ chunk: RecordChunk) {
+            var chunk = chunk
+            chunk.firstNumber = nextNumber
+            nextNumber += chunk.recordCount
+            pipeline.submit(chunk, output: spareOutputs.popLast() ?? OutputBuffer())
+        }
+        if let csvRows { submit(csvRows) }
+        var tally = Tally()
+        var readFailure: InputError?
+        var exhausted = false
+        // This thread keeps the window full and writes the oldest chunk's output as soon as it
+        // is done; the workers check the rest meanwhile.
         while true {
-            while pending.count < batchSize, let chunk = try chunker.next() { pending.append(chunk) }
-            for index in pending.indices {
-                pending[index].firstNumber = nextNumber
-                nextNumber += pending[index].recordCount
-            }
-            let done = checking?.wait()
-            checking = nil
-            let stopping = done?.results.contains(where: \.stopped) == true || output.failure != nil
-            if !pending.isEmpty && !stopping {
-                let outputs = pending.map { _ in spareOutputs.popLast() ?? OutputBuffer() }
-                checking = InFlightBatch(pending, outputs: outputs, context: context, jobs: configuration.jobs)
-                pending = []
-            }
-            if let done {
-                for chunk in done.chunks { chunker.recycle(chunk) }
-                for result in done.results {
-                    output.write(result.output.bytes)
-                    tally.merge(result.tally)
-                    if result.stopped {
-                        report.stoppedEarly = true
-                        return tally
+            while readFailure == nil, !exhausted, pipeline.inFlight < window {
+                do throws(InputError) {
+                    guard let chunk = try chunker.next() else {
+                        exhausted = true
+                        break
                     }
-                    spareOutputs.append(result.output)
-                }
-                if let progress, let size = file.regularFileSize {
-                    progress.update(name: file.name, bytesDone: file.bytesRead, bytesTotal: size, records: tally.records)
+                    submit(chunk)
+                } catch {
+                    // What was read before the failure is still checked and written.
+                    readFailure = error
                 }
             }
-            if checking == nil { break }
+            guard pipeline.inFlight > 0 else { break }
+            let (chunk, result) = pipeline.takeOldest()
+            output.write(result.output.bytes)
+            tally.merge(result.tally)
+            chunker.recycle(chunk)
+            spareOutputs.append(result.output)
+            if result.stopped || output.failure != nil {
+                report.stoppedEarly = result.stopped
+                return tally
+            }
+            if let progress, let size = file.regularFileSize {
+                progress.update(name: file.name, bytesDone: file.bytesRead, bytesTotal: size, records: tally.records)
+            }
         }
+        if let readFailure { throw readFailure }
         return tally
-    }
-}
-
-/// A batch of chunks being checked on up to `jobs` worker threads.
-private final class InFlightBatch {
-    let chunks: [RecordChunk]
-    private let slots: ResultSlots
-    private let group = DispatchGroup()
-
-    /// Starts checking `chunks`, writing into `outputs` (one per chunk, emptied first).
-    init(_ chunks: [RecordChunk], outputs: [OutputBuffer], context: ChunkContext, jobs: Int) {
-        self.chunks = chunks
-        let slots = ResultSlots(count: chunks.count)
-        self.slots = slots
-        let workers = max(1, min(jobs, chunks.count))
-        let dispenser = ChunkDispenser(count: chunks.count)
-        DispatchQueue.global().async(group: group) {
-            // Each worker takes the next unchecked chunk, so a worker that loses its core for
-            // a while (this thread frames and writes beside them) does not hold the batch up.
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while let index = dispenser.next() {
-                    slots.store(context.process(chunks[index], output: outputs[index]), at: index)
-                }
-            }
-        }
-    }
-
-    /// Waits for the workers; the results come in chunk order.
-    func wait() -> (chunks: [RecordChunk], results: [ChunkResult]) {
-        group.wait()
-        return (chunks, slots.results)
     }
 }
 
@@ -539,53 +515,6 @@ private struct ChunkPass {
         }
         return verdict
     }
-}
-
-/// Hands out the indices `0..<count` once each, in order, to concurrent workers.
-private final class ChunkDispenser: @unchecked Sendable {
-    // INVARIANT: `nextIndex` is read and written only with `mutex` held.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var nextIndex = 0
-    private let count: Int
-
-    init(count: Int) {
-        self.count = count
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func next() -> Int? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard nextIndex < count else { return nil }
-        nextIndex += 1
-        return nextIndex - 1
-    }
-}
-
-/// Per-chunk result slots written by distinct workers (each index by exactly one worker).
-private final class ResultSlots: @unchecked Sendable {
-    // INVARIANT: every index is stored by exactly one worker, and `results` is read only after
-    // the batch's group finished, so no two threads touch the same element concurrently.
-    private var storage: UnsafeMutableBufferPointer<ChunkResult>
-
-    init(count: Int) {
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: ChunkResult())
-    }
-
-    deinit {
-        storage.deinitialize()
-        storage.deallocate()
-    }
-
-    func store(_ result: ChunkResult, at index: Int) { storage[index] = result }
-
-    var results: [ChunkResult] { Array(storage) }
 }
 
 extension InputDamage {

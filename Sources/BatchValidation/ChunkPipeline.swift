@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks chunks on worker threads of its own while the caller frames the next chunks and
+/// writes finished ones out, in the order they were submitted.
+///
+/// Workers take the oldest waiting chunk as soon as they are free: there is no barrier between
+/// groups of chunks, so a worker waits only when the caller has nothing framed for it, and the
+/// caller only when the oldest chunk is still being checked.
+///
+/// At most `window` chunks are in flight (submitted and not yet taken back); with their output
+/// buffers, they are all the memory a run holds. The workers keep the pipeline alive until
+/// ``close()`` stops them: call it when done.
+final class ChunkPipeline: @unchecked Sendable {
+    // INVARIANT: every `var` below, and the slots, are read and written only with `mutex` held,
+    // except a claimed slot's chunk and output, which only its worker touches until it stores
+    // the result. Counters only grow: taken ≤ claimed ≤ submitted ≤ taken + window.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Signalled when a chunk is submitted (or the pipeline closes): workers wait on it.
+    private let chunkSubmitted = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Signalled when the oldest chunk in flight is done: the caller waits on it.
+    private let oldestDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var slots: [Slot]
+    private var submitted = 0, claimed = 0, taken = 0
+    private var closing = false
+    private let context: ChunkContext
+    private var workers: [WorkerThread] = []
+
+    private struct Slot {
+        var chunk: RecordChunk?
+        var output: OutputBuffer?
+        var result: ChunkResult?
+    }
+
+    /// Starts `jobs` workers checking chunks with `context`, with at most `window` in flight.
+    init(context: ChunkContext, jobs: Int, window: Int) {
+        self.context = context
+        slots = Array(repeating: Slot(), count: max(1, window))
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(chunkSubmitted, nil)
+        pthread_cond_init(oldestDone, nil)
+        workers = (0..<max(1, jobs)).map { _ in WorkerThread { self.work() } }
+    }
+
+    deinit {
+        pthread_cond_destroy(oldestDone)
+        pthread_cond_destroy(chunkSubmitted)
+        pthread_mutex_destroy(mutex)
+        oldestDone.deallocate()
+        chunkSubmitted.deallocate()
+        mutex.deallocate()
+    }
+
+    /// The most chunks in flight at once.
+    var window: Int { slots.count }
+
+    /// Chunks submitted and not yet taken back.
+    var inFlight: Int { locked { submitted - taken } }
+
+    /// Queues `chunk` to be checked into `output` (which is emptied first). Needs room:
+    /// ``inFlight`` below ``window``.
+    func submit(_ chunk: RecordChunk, output: OutputBuffer) {
+        locked {
+            precondition(submitted - taken < slots.count, "ChunkPipeline: more chunks submitted than its window holds")
+            slots[submitted % slots.count] = Slot(chunk: chunk, output: output)
+            submitted += 1
+            pthread_cond_signal(chunkSubmitted)
+        }
+    }
+
+    /// Waits for the oldest chunk in flight and hands it back with its result. Needs a chunk in
+    /// flight.
+    func takeOldest() -> (chunk: RecordChunk, result: ChunkResult) {
+        locked {
+            precondition(taken < submitted, "ChunkPipeline: nothing in flight to take")
+            let index = taken % slots.count
+            while slots[index].result == nil { pthread_cond_wait(oldestDone, mutex) }
+            let slot = slots[index]
+            slots[index] = Slot()
+            taken += 1
+            // INVARIANT: a slot with a result also holds its chunk.
+            return (slot.chunk!, slot.result!)
+        }
+    }
+
+    /// Drops the chunks no worker has started, waits for those being checked and stops the
+    /// workers. Called again, does nothing.
+    func close() {
+        let stopping: [WorkerThread] = locked {
+            closing = true
+            submitted = claimed
+            pthread_cond_broadcast(chunkSubmitted)
+            defer { workers = [] }
+            return workers
+        }
+        for worker in stopping { worker.join() }
+    }
+
+    /// A worker's loop: claim the oldest waiting chunk, check it, store the result.
+    private func work() {
+        while let (sequence, chunk, output) = claim() {
+            let result = context.process(chunk, output: output)
+            locked {
+                slots[sequence % slots.count].result = result
+                if sequence == taken { pthread_cond_signal(oldestDone) }
+            }
+        }
+    }
+
+    /// The next waiting chunk, once there is one; nil once the pipeline closes.
+    private func claim() -> (sequence: Int, chunk: RecordChunk, output: OutputBuffer)? {
+        locked {
+            while claimed == submitted && !closing { pthread_cond_wait(chunkSubmitted, mutex) }
+            guard claimed < submitted else { return nil }
+            let sequence = claimed
+            claimed += 1
+            let slot = slots[sequence % slots.count]
+            // INVARIANT: a submitted slot holds its chunk and output.
+            return (sequence, slot.chunk!, slot.output!)
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+}
+
+/// A thread running one closure, which ``join()`` waits for.
+final class WorkerThread {
+    private var thread: pthread_t?
+    private var joined = false
+
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on a new thread.
+    init(_ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        #if canImport(Glibc)
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        thread = handle
+        #else
+        let status = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        #endif
+        precondition(status == 0, "cannot start a worker thread: \(String(cString: strerror(status)))")
+    }
+
+    /// Waits for the closure to return.
+    func join() {
+        guard !joined, let thread else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+}

@@ -1,0 +1,108 @@
+@testable import BatchValidation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("ChunkPipeline")
+struct PipelineTests {
+    /// A checker that sleeps on values starting with "slow", so later chunks often finish first.
+    let unevenChecker = ClosureChecker { value, _ in
+        if value.hasPrefix("slow") { usleep(2_000) }
+        let violations = value.hasSuffix("x") ? [FieldViolation(code: "X", rule: "toy.x", message: "Ends in x.")] : []
+        return FieldOutcome(violations: violations, normalized: value, key: value)
+    }
+
+    func context(_ checker: some FieldChecker) throws -> ChunkContext {
+        let writer = RecordWriter(options: WriterOptions(format: .csv))
+        return ChunkContext(file: "test", jsonlPrefix: writer.jsonlPrefix(file: "test"),
+                            decoder: try RecordDecoder.make(format: .lines, fields: FieldSelection(), header: nil),
+                            checker: checker, indexedRules: checker.indexedRules, writer: writer, fixed: RecordContext(), failFast: false)
+    }
+
+    /// Chunk `index` of a run: three lines, numbered from `3 × index + 1`; every fourth chunk slow.
+    func chunk(_ index: Int) -> RecordChunk {
+        let lines = (0..<3).map { line in (index % 4 == 0 ? "slow" : "fast") + "\(index)-\(line)" + (line == 2 ? "x" : "") }
+        return RecordChunk(bytes: Array((lines.joined(separator: "\n") + "\n").utf8), records: [], unframedLines: 3,
+                           firstNumber: 3 * index + 1, maxRecordBytes: 1 << 20)
+    }
+
+    @Test("results come back in submission order, each with its own chunk, whatever finishes first", arguments: [1, 3, 8])
+    func order(jobs: Int) throws {
+        let pipeline = ChunkPipeline(context: try context(unevenChecker), jobs: jobs, window: 5)
+        defer { pipeline.close() }
+        var next = 0, taken: [String] = []
+        var tally = Tally()
+        while taken.count < 120 {
+            while next < 40 && pipeline.inFlight < pipeline.window {
+                pipeline.submit(chunk(next), output: OutputBuffer())
+                next += 1
+            }
+            #expect(pipeline.inFlight <= 5)
+            let (chunk, result) = pipeline.takeOldest()
+            let rows = String(decoding: result.output.bytes, as: UTF8.self).split(separator: "\n")
+            #expect(rows.first?.hasPrefix("\(chunk.firstNumber),") == true, "chunk \(chunk.firstNumber): \(rows)")
+            taken.append(contentsOf: rows.map { String($0.split(separator: ",")[0]) })
+            tally.merge(result.tally)
+        }
+        #expect(taken == (1...120).map(String.init))
+        #expect(tally.records == 120 && tally.invalid == 40)
+        #expect(pipeline.inFlight == 0)
+    }
+
+    @Test("close() drops the chunks no worker started, waits for the two being checked and stops the workers")
+    func closeDropsWaitingChunks() throws {
+        let gate = Gate()
+        let blocking = ClosureChecker { value, _ in
+            gate.enterAndWait()
+            return FieldOutcome(violations: [], normalized: value, key: value)
+        }
+        let pipeline = ChunkPipeline(context: try context(blocking), jobs: 2, window: 16)
+        for index in 0..<16 { pipeline.submit(chunk(index), output: OutputBuffer()) }
+        gate.waitUntilEntered(2)
+        // Once close() has dropped the 14 waiting chunks, the two claimed ones may finish.
+        let opener = WorkerThread {
+            while pipeline.inFlight != 2 { usleep(100) }
+            gate.open()
+        }
+        pipeline.close()
+        opener.join()
+        #expect(pipeline.inFlight == 2)
+        #expect(gate.entered == 2 * 3)
+        let first = pipeline.takeOldest(), second = pipeline.takeOldest()
+        #expect([first.chunk.firstNumber, second.chunk.firstNumber] == [1, 4])
+        #expect(first.result.tally.records + second.result.tally.records == 6)
+        pipeline.close()
+    }
+}
+
+/// Holds checks until opened, counting those that arrived.
+private final class Gate: @unchecked Sendable {
+    // INVARIANT: `isOpen` and `count` are used only with `mutex` held.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var isOpen = false
+    private var count = 0
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    var entered: Int { locked { count } }
+
+    func enterAndWait() {
+        locked { count += 1 }
+        while !locked({ isOpen }) { usleep(100) }
+    }
+
+    func waitUntilEntered(_ expected: Int) {
+        while entered < expected { usleep(100) }
+    }
+
+    func open() { locked { isOpen = true } }
+}
