@@ -153,7 +153,8 @@ public final class BatchRunner {
         let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
         defer { progress?.finish() }
         let context = ChunkContext(file: file.name, jsonlPrefix: writer.jsonlPrefix(file: file.name),
-                                   decoder: decoder, checker: checker, indexedRules: checker.indexedRules, writer: writer,
+                                   decoder: decoder, checker: checker, indexedRules: checker.indexedRules,
+                                   plainValidAsIs: checker.validAsIsArePlainASCII, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         // Per-record output makes a chunk's result about as large as its input (JSONL more), so
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
@@ -224,6 +225,8 @@ struct ChunkContext: Sendable {
     let checker: any FieldChecker
     /// ``FieldChecker/indexedRules`` of `checker`.
     let indexedRules: [IndexedRule]
+    /// ``FieldChecker/validAsIsArePlainASCII`` of `checker`.
+    let plainValidAsIs: Bool
     let writer: RecordWriter
     let fixed: RecordContext
     let failFast: Bool
@@ -466,9 +469,9 @@ private struct ChunkPass {
             return
         }
         head.move(to: number)
-        let head = head.bytes
+        let head = head.bytes, plain = context.plainValidAsIs
         result.output.write(capacity: writer.validAsIsCapacity(head: head, value: record)) {
-            writer.writeValidAsIs(head: head, value: record, into: &$0)
+            writer.writeValidAsIs(head: head, value: record, plain: plain, into: &$0)
         }
     }
 

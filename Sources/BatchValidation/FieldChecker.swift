@@ -85,6 +85,10 @@ public protocol FieldChecker: Sendable {
     /// means "call ``check(_:context:detail:)``". The default is always false.
     func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool
 
+    /// True when every value ``isValidAsIs(_:)`` accepts is printable ASCII other than `"` and
+    /// `\`, so it is written into JSON as it is, with no escape check. The default is false.
+    var validAsIsArePlainASCII: Bool { get }
+
     /// The rules ``violatedRules(_:)`` refers to by index (at most 64); read once per input.
     /// The default is none.
     var indexedRules: [IndexedRule] { get }
@@ -111,6 +115,8 @@ public protocol FieldChecker: Sendable {
 
 extension FieldChecker {
     public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
+
+    public var validAsIsArePlainASCII: Bool { false }
 
     public var indexedRules: [IndexedRule] { [] }
 

@@ -113,27 +113,44 @@ struct RecordWriter: Sendable {
     }
 
     /// True when valid-as-is records are JSONL written straight from the bytes
-    /// (``writeValidAsIs(head:value:into:)``).
+    /// (``writeValidAsIs(head:value:plain:into:)``).
     var writesValidAsIsDirectly: Bool { options.format == .jsonl && !options.isSecret && options.only.admits(true) }
 
-    /// The most ``writeValidAsIs(head:value:into:)`` writes: every byte escaped (6×), plus the
+    /// The most ``writeValidAsIs(head:value:plain:into:)`` writes: every byte escaped (6×), plus the
     /// 8 bytes a short value's word may store past its end.
     func validAsIsCapacity(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
-        88 + head.count + 12 * value.count
+        // Wrapping arithmetic: 12 × a record held in memory cannot overflow.
+        88 &+ head.count &+ 12 &* value.count
     }
 
-    /// The JSONL record of a valid-as-is value, after `head` (``RecordHead``).
-    func writeValidAsIs(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
+    /// The JSONL record of a valid-as-is value, after `head` (``RecordHead``). `plain` promises
+    /// that no byte of the value needs an escape (``FieldChecker/validAsIsArePlainASCII``).
+    @inline(__always)
+    func writeValidAsIs(head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, plain: Bool, into cursor: inout ByteCursor) {
         cursor.writeWords(head)
         cursor.writeWords(#", "valid": true, "errors": [], "normalized": "#)
+        // The commonest value, short and plain, is loaded once and written twice.
+        if plain, let short = ShortValue(value) {
+            cursor.writeQuoted(short)
+            if options.includesKey {
+                cursor.writeWords(#", "key": "#)
+                cursor.writeQuoted(short.lowercased)
+            }
+        } else {
+            writeValueAndKey(value, into: &cursor)
+        }
+        cursor.write(UInt8(ascii: "}"))
+        cursor.write(0x0A)
+    }
+
+    /// The value and key of ``writeValidAsIs(head:value:plain:into:)``, any value.
+    private func writeValueAndKey(_ value: UnsafeRawBufferPointer, into cursor: inout ByteCursor) {
         let plain = cursor.writeJSONValue(value, lowercased: false)
         if options.includesKey {
             cursor.writeWords(#", "key": "#)
             // Lowercasing creates no byte that needs an escape.
             cursor.writeJSONValue(value, lowercased: true, knownPlain: plain)
         }
-        cursor.write(UInt8(ascii: "}"))
-        cursor.write(0x0A)
     }
 
     /// True when invalid records whose violations are known by rule (``FieldChecker/violatedRules(_:)``)
@@ -383,6 +400,13 @@ struct ByteCursor {
     mutating func writeWords(_ bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
         guard let source = bytes.baseAddress, count >= 8 else { return write(bytes) }
+        if count <= 16 {
+            // Two words, the second overlapping the first: no loop.
+            UnsafeMutableRawPointer(next).storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            UnsafeMutableRawPointer(next + count - 8).storeBytes(of: source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), as: UInt64.self)
+            next += count
+            return
+        }
         var offset = 0
         while true {
             offset = Swift.min(offset, count - 8)
@@ -496,18 +520,7 @@ struct ByteCursor {
         guard count > 0, count < 8, let source = bytes.baseAddress else {
             return writeJSON(bytes, lowercased: lowercased, knownPlain: knownPlain)
         }
-        // Byte i of the value in bits 8i..<8i+8, zeros above: the bytes shared by the two
-        // loads are equal, so or-ing them is exact.
-        var word: UInt64
-        if count >= 4 {
-            let low = UInt64(UInt32(littleEndian: source.loadUnaligned(as: UInt32.self)))
-            let high = UInt64(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
-            word = low | high << UInt64(8 * (count - 4))
-        } else {
-            word = UInt64(source.load(as: UInt8.self))
-            if count > 1 { word |= UInt64(source.load(fromByteOffset: 1, as: UInt8.self)) << 8 }
-            if count > 2 { word |= UInt64(source.load(fromByteOffset: 2, as: UInt8.self)) << 16 }
-        }
+        var word = Self.loadShort(source, count)
         // The zero bytes above the value would count as controls: only the value's bytes count
         // (the tests misfire only above a byte that needs an escape, never below one).
         let live = Self.highBits >> UInt64(8 * (8 - count))
@@ -520,6 +533,37 @@ struct ByteCursor {
         next += count
         write(UInt8(ascii: "\""))
         return true
+    }
+
+    /// A ``ShortValue`` that needs no escape as a JSON string literal: two word stores, so up to
+    /// 8 bytes past what it writes may be stored too — the caller's reservation must allow for
+    /// them.
+    @inline(__always)
+    mutating func writeQuoted(_ value: ShortValue) {
+        write(UInt8(ascii: "\""))
+        UnsafeMutableRawPointer(next).storeBytes(of: value.low.littleEndian, as: UInt64.self)
+        if value.count > 8 {
+            UnsafeMutableRawPointer(next + value.count - 8).storeBytes(of: value.high.littleEndian, as: UInt64.self)
+        }
+        next += value.count
+        write(UInt8(ascii: "\""))
+    }
+
+    /// The `count` (1 to 8) bytes at `source` as a word, byte i in bits 8i..<8i+8, zeros above,
+    /// read with loads that stay inside them.
+    @inline(__always)
+    static func loadShort(_ source: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        if count == 8 { return UInt64(littleEndian: source.loadUnaligned(as: UInt64.self)) }
+        // Two overlapping loads: the bytes they share are equal, so or-ing them is exact.
+        if count >= 4 {
+            let first = UInt64(UInt32(littleEndian: source.loadUnaligned(as: UInt32.self)))
+            let last = UInt64(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+            return first | last << UInt64(8 * (count - 4))
+        }
+        var word = UInt64(source.load(as: UInt8.self))
+        if count > 1 { word |= UInt64(source.load(fromByteOffset: 1, as: UInt8.self)) << 8 }
+        if count > 2 { word |= UInt64(source.load(fromByteOffset: 2, as: UInt8.self)) << 16 }
+        return word
     }
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
@@ -569,6 +613,42 @@ struct ByteCursor {
             write(hexDigit(byte >> 4))
             write(hexDigit(byte & 0xF))
         }
+    }
+}
+
+/// A value of 1 to 16 bytes held in two words, read with loads that stay inside it: the JSONL
+/// writer's fast path for the short, plain values most records hold.
+struct ShortValue {
+    /// Bytes `0..<min(count, 8)`, byte i in bits 8i..<8i+8, zeros above.
+    let low: UInt64
+    /// Bytes `count - 8..<count` when `count` > 8, else 0.
+    let high: UInt64
+    let count: Int
+
+    /// `bytes` in two words; nil when empty or longer than 16 bytes.
+    @inline(__always)
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        count = bytes.count
+        guard count > 0, count <= 16, let source = bytes.baseAddress else { return nil }
+        guard count > 8 else {
+            low = ByteCursor.loadShort(source, count)
+            high = 0
+            return
+        }
+        low = UInt64(littleEndian: source.loadUnaligned(as: UInt64.self))
+        high = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+    }
+
+    private init(low: UInt64, high: UInt64, count: Int) {
+        self.low = low
+        self.high = high
+        self.count = count
+    }
+
+    /// The value with its ASCII capitals lowercased.
+    @inline(__always)
+    var lowercased: ShortValue {
+        ShortValue(low: ByteCursor.lowercasedASCII(low), high: ByteCursor.lowercasedASCII(high), count: count)
     }
 }
 

@@ -50,6 +50,8 @@ struct DisplayNameChecker: FieldChecker {
         validator.isValidAsIs(utf8: value)
     }
 
+    var validAsIsArePlainASCII: Bool { validator.validAsIsArePlainASCII }
+
     var indexedRules: [IndexedRule] { validator.indexedRules }
 
     func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {

@@ -195,6 +195,31 @@ struct RecordPieceTests {
         }
     }
 
+    @Test("a plain valid-as-is value is written the same with or without the plain promise, at every length")
+    func plainValidAsIs() {
+        let writer = RecordWriter(options: WriterOptions(format: .jsonl, includesKey: true))
+        let head = Array(#"{"record": 1234567"#.utf8)
+        let plainBytes = Array("AZaz09._-QqMm~ !".utf8)
+        for length in 1..<40 {
+            let value = (0..<length).map { plainBytes[($0 &* 7 &+ length) % plainBytes.count] }
+            let records = [false, true].map { plain in
+                head.withUnsafeBytes { head in
+                    value.withUnsafeBytes { value in
+                        [UInt8](unsafeUninitializedCapacity: writer.validAsIsCapacity(head: head, value: value)) { buffer, count in
+                            var cursor = ByteCursor(next: buffer.baseAddress!)
+                            writer.writeValidAsIs(head: head, value: value, plain: plain, into: &cursor)
+                            count = cursor.next - buffer.baseAddress!
+                        }
+                    }
+                }
+            }
+            let text = String(decoding: value, as: UTF8.self)
+            #expect(records[0] == records[1], "length \(length)")
+            #expect(String(decoding: records[1], as: UTF8.self)
+                == #"{"record": 1234567, "valid": true, "errors": [], "normalized": "\#(text)", "key": "\#(text.lowercased())"}"# + "\n")
+        }
+    }
+
     @Test("short pieces copied a word at a time arrive whole, at every length")
     func wordWideCopies() {
         for length in 0..<40 {

@@ -9,7 +9,7 @@ import Testing
 
     /// Characters that exercise every rule: allowed ones (often), periods (to make `..` likely),
     /// look-alikes, and a few invalid or non-ASCII characters.
-    static let alphabet: [Character] = Array("aAdmnirRNI|1l0oO_..._xyzZ9tsu") + ["-", " ", "\t", "é", "\n", "ｊ", "\u{212A}", "😀"]
+    static let alphabet: [Character] = Array("aAdmnirRNI|1l0oO_..._xyzZ9tsu") + ["-", " ", "\t", "\"", "\\", "é", "\n", "ｊ", "\u{212A}", "😀"]
 
     @Test func fusedPathAgreesWithRuleByRuleOnGeneratedNames() async throws {
         let validator = try Self.validator.get()
@@ -58,6 +58,11 @@ import Testing
                 #expect(seen.map(\.0) == Array(expected.indices))
                 let accepted = expected.map { validator.isValidAsIs(utf8: UnsafeRawBufferPointer(rebasing: bytes[$0])) }
                 #expect(seen.map { $0.2 == .validAsIs } == accepted)
+                // What the JSONL writer copies without an escape check must need none.
+                #expect(validator.validAsIsArePlainASCII)
+                for (range, isAccepted) in zip(expected, accepted) where isAccepted {
+                    #expect(bytes[range].allSatisfy { (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }, "\(Array(bytes[range]))")
+                }
                 for (_, range, verdict) in seen {
                     let line = UnsafeRawBufferPointer(rebasing: bytes[range])
                     guard case let .violated(rules) = verdict else { continue }

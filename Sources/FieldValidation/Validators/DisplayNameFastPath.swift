@@ -252,6 +252,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return table
     }()
 
+    /// True when every byte an accepted name may hold (class 1 or 3) is printable ASCII other
+    /// than `"` and `\`.
+    var acceptsOnlyPlainASCII: Bool {
+        (0..<256).allSatisfy { byte in
+            Self.classes[byte] & 1 == 0 || (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
+        }
+    }
+
     /// What one pass over the bytes learns.
     struct Scan {
         var octets = 0

@@ -85,6 +85,10 @@ public struct DisplayNameValidator: Sendable {
         fastPath?.quickAcceptWhenComplete(bytes) ?? false
     }
 
+    /// True when every name ``isValidAsIs(utf8:)`` accepts is printable ASCII other than `"` and
+    /// `\`: JSON needs no escape for it.
+    public var validAsIsArePlainASCII: Bool { fastPath?.acceptsOnlyPlainASCII ?? true }
+
     /// Splits `bytes` (valid UTF-8 without NUL) into lines at LF — the last may lack one — and
     /// calls `visit` with each line's 0-based index, its range without the LF, and its verdict,
     /// found in one pass over the bytes: `.validAsIs` exactly when ``isValidAsIs(utf8:)`` holds,
