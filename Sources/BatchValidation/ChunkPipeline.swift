@@ -17,13 +17,16 @@ import Darwin
 final class ChunkPipeline: @unchecked Sendable {
     // INVARIANT: every `var` below, and the slots, are read and written only with `mutex` held,
     // except a claimed slot's chunk and output, which only its worker touches until it stores
-    // the result. Counters only grow: taken ≤ claimed ≤ submitted ≤ taken + window.
+    // the result. taken ≤ claimed ≤ submitted ≤ taken + window; only ``close()`` lowers
+    // `submitted`, to `claimed`, dropping the chunks no worker took.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// Signalled when a chunk is submitted (or the pipeline closes): workers wait on it.
     private let chunkSubmitted = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Signalled when the oldest chunk in flight is done: the caller waits on it.
     private let oldestDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var slots: [Slot]
+    /// The most chunks in flight at once.
+    let window: Int
     private var submitted = 0, claimed = 0, taken = 0
     private var closing = false
     private let context: ChunkContext
@@ -38,7 +41,8 @@ final class ChunkPipeline: @unchecked Sendable {
     /// Starts `jobs` workers checking chunks with `context`, with at most `window` in flight.
     init(context: ChunkContext, jobs: Int, window: Int) {
         self.context = context
-        slots = Array(repeating: Slot(), count: max(1, window))
+        self.window = max(1, window)
+        slots = Array(repeating: Slot(), count: self.window)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(chunkSubmitted, nil)
         pthread_cond_init(oldestDone, nil)
@@ -54,18 +58,16 @@ final class ChunkPipeline: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// The most chunks in flight at once.
-    var window: Int { slots.count }
-
     /// Chunks submitted and not yet taken back.
     var inFlight: Int { locked { submitted - taken } }
 
-    /// Queues `chunk` to be checked into `output` (which is emptied first). Needs room:
-    /// ``inFlight`` below ``window``.
+    /// Queues `chunk` to be checked into `output` (which is emptied first). Needs room —
+    /// ``inFlight`` below ``window`` — and an open pipeline.
     func submit(_ chunk: RecordChunk, output: OutputBuffer) {
         locked {
-            precondition(submitted - taken < slots.count, "ChunkPipeline: more chunks submitted than its window holds")
-            slots[submitted % slots.count] = Slot(chunk: chunk, output: output)
+            precondition(!closing, "ChunkPipeline: a chunk submitted after close()")
+            precondition(submitted - taken < window, "ChunkPipeline: more chunks submitted than its window holds")
+            slots[submitted % window] = Slot(chunk: chunk, output: output)
             submitted += 1
             pthread_cond_signal(chunkSubmitted)
         }
@@ -76,7 +78,7 @@ final class ChunkPipeline: @unchecked Sendable {
     func takeOldest() -> (chunk: RecordChunk, result: ChunkResult) {
         locked {
             precondition(taken < submitted, "ChunkPipeline: nothing in flight to take")
-            let index = taken % slots.count
+            let index = taken % window
             while slots[index].result == nil { pthread_cond_wait(oldestDone, mutex) }
             let slot = slots[index]
             slots[index] = Slot()
@@ -104,7 +106,7 @@ final class ChunkPipeline: @unchecked Sendable {
         while let (sequence, chunk, output) = claim() {
             let result = context.process(chunk, output: output)
             locked {
-                slots[sequence % slots.count].result = result
+                slots[sequence % window].result = result
                 if sequence == taken { pthread_cond_signal(oldestDone) }
             }
         }
@@ -117,7 +119,7 @@ final class ChunkPipeline: @unchecked Sendable {
             guard claimed < submitted else { return nil }
             let sequence = claimed
             claimed += 1
-            let slot = slots[sequence % slots.count]
+            let slot = slots[sequence % window]
             // INVARIANT: a submitted slot holds its chunk and output.
             return (sequence, slot.chunk!, slot.output!)
         }
@@ -136,12 +138,12 @@ final class WorkerThread {
     private var joined = false
 
     private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
     /// Starts `body` on a new thread.
-    init(_ body: @escaping () -> Void) {
+    init(_ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Glibc)
         var handle = pthread_t()
