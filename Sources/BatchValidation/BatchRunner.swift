@@ -210,7 +210,7 @@ public final class BatchRunner {
 
 /// The output and counts for one chunk.
 struct ChunkResult: Sendable {
-    var output = OutputBuffer()
+    var output: OutputBuffer
     var tally = Tally()
     /// True when `--fail-fast` stopped inside this chunk.
     var stopped = false
@@ -233,7 +233,7 @@ struct ChunkContext: Sendable {
 
     /// Checks every record of `chunk`, writing into `output`, which is emptied first (its
     /// memory is kept, so output pages are not faulted in afresh for every chunk).
-    func process(_ chunk: RecordChunk, output: OutputBuffer = OutputBuffer()) -> ChunkResult {
+    func process(_ chunk: RecordChunk, output: OutputBuffer) -> ChunkResult {
         chunk.bytes.withUnsafeBytes { all in
             var pass = ChunkPass(context: self, chunk: chunk, bytes: all, output: output)
             // Plain lines: the checker frames and accepts the commonest record in one pass.
@@ -344,9 +344,7 @@ private struct ChunkPass {
             case .validAsIs:
                 // The commonest line, valid as is (so neither empty nor ending in CR), is
                 // counted and written right here.
-                if perRecord { writeValidAsIs(UnsafeRawBufferPointer(rebasing: bytes[line])) }
-                result.tally.addValid()
-                return true
+                return takeValidAsIs(UnsafeRawBufferPointer(rebasing: bytes[line]))
             case let .violated(rules) where countsRules:
                 // Neither empty nor ending in CR either: the scan's rules stand for the line.
                 if let handled = handle(violatedRules: rules) { return handled }
@@ -373,11 +371,7 @@ private struct ChunkPass {
     mutating func handle(_ raw: RawRecord, validAsIs: Bool) -> Bool {
         defer { number += 1 }
         let record = UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end])
-        if validAsIs {
-            if perRecord { writeValidAsIs(record) }
-            result.tally.addValid()
-            return true
-        }
+        if validAsIs { return takeValidAsIs(record) }
         if let damage = raw.damage(limit: maxRecordBytes) ?? (clean ? (record.isEmpty ? .empty : nil) : InputDamage.scan(record)) {
             result.tally.add(emit(.damaged(damage), nil))
             return continuesAfterInvalid()
@@ -406,6 +400,14 @@ private struct ChunkPass {
             return continuesAfterInvalid()
         }
         return count(outcome)
+    }
+
+    /// Counts, and writes if the output shows it, a record valid as is.
+    @inline(__always)
+    private mutating func takeValidAsIs(_ record: UnsafeRawBufferPointer) -> Bool {
+        if perRecord { writeValidAsIs(record) }
+        result.tally.addValid()
+        return true
     }
 
     /// Counts a checked record; returns false to stop (`--fail-fast`).

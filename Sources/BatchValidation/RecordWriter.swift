@@ -517,22 +517,16 @@ struct ByteCursor {
     /// allow for them.
     @inline(__always) @discardableResult
     mutating func writeJSONValue(_ bytes: UnsafeRawBufferPointer, lowercased: Bool, knownPlain: Bool = false) -> Bool {
-        let count = bytes.count
-        guard count > 0, count < 8, let source = bytes.baseAddress else {
+        guard bytes.count < 8, let short = ShortValue(bytes) else {
             return writeJSON(bytes, lowercased: lowercased, knownPlain: knownPlain)
         }
-        var word = Self.loadShort(source, count)
         // The zero bytes above the value would count as controls: only the value's bytes count
         // (the tests misfire only above a byte that needs an escape, never below one).
-        let live = Self.highBits >> UInt64(8 * (8 - count))
-        if !knownPlain, Self.escapeBits(word) & live != 0 {
+        let live = Self.highBits >> UInt64(8 * (8 - short.count))
+        if !knownPlain, Self.escapeBits(short.low) & live != 0 {
             return writeJSON(bytes, lowercased: lowercased, knownPlain: false)
         }
-        if lowercased { word = Self.lowercasedASCII(word) }
-        write(UInt8(ascii: "\""))
-        UnsafeMutableRawPointer(next).storeBytes(of: word.littleEndian, as: UInt64.self)
-        next += count
-        write(UInt8(ascii: "\""))
+        writeQuoted(lowercased ? short.lowercased : short)
         return true
     }
 
@@ -617,8 +611,8 @@ struct ByteCursor {
     }
 }
 
-/// A value of 1 to 16 bytes held in two words, read with loads that stay inside it: the JSONL
-/// writer's fast path for the short, plain values most records hold.
+/// A value of 1 to 16 bytes held in two words, read with loads that stay inside it: the JSON
+/// writer's fast path for the short values most records hold.
 struct ShortValue {
     /// Bytes `0..<min(count, 8)`, byte i in bits 8i..<8i+8, zeros above.
     let low: UInt64
