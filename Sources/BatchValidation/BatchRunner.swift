@@ -460,6 +460,9 @@ private struct ChunkPass {
         // an escaped NUL.
         if let damage = InputDamage.scanDecoded(fields.value) { return emit(.damaged(damage), nil) }
         let recordContext = fields.context.filled(from: context.fixed)
+        if let confirmation = fields.confirmation {
+            return emit(.checked(context.checker.check(fields.value, context: recordContext, confirmation: confirmation, detail: detail)), fields.value)
+        }
         return emit(.checked(context.checker.check(fields.value, context: recordContext, detail: detail)), fields.value)
     }
 

@@ -79,6 +79,12 @@ public protocol FieldChecker: Sendable {
     /// - Returns: every violation, and the normalized value and key where ``OutcomeDetail/full``.
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome
 
+    /// Checks one field value against the record's confirmation of it (`--confirm-field`: a
+    /// password typed twice). Called instead of ``check(_:context:detail:)`` when a
+    /// confirmation field is selected. The default ignores the confirmation; the password
+    /// checker reports a mismatch. Neither value may appear in the outcome.
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome
+
     /// True only when `value` is valid whatever the record's context, its `normalized` value is `value`
     /// itself and its key (where the output has keys) is `value` with ASCII letters lowercased.
     /// Lets the engine count or write the commonest record without building an outcome; false
@@ -114,6 +120,10 @@ public protocol FieldChecker: Sendable {
 }
 
 extension FieldChecker {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
+        check(value, context: context, detail: detail)
+    }
+
     public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
 
     public var validAsIsArePlainASCII: Bool { false }

@@ -28,16 +28,21 @@ public struct FieldSelection: Sendable, Hashable {
     public var email: FieldSelector?
     /// Where each record's app name is (password context).
     public var appName: FieldSelector?
+    /// Where each record's password confirmation is (`--confirm-field`); checkers receive it
+    /// through ``FieldChecker/check(_:context:confirmation:detail:)``.
+    public var confirmation: FieldSelector?
 
     /// Creates a selection.
-    public init(value: FieldSelector? = nil, username: FieldSelector? = nil, email: FieldSelector? = nil, appName: FieldSelector? = nil) {
+    public init(value: FieldSelector? = nil, username: FieldSelector? = nil, email: FieldSelector? = nil, appName: FieldSelector? = nil,
+                confirmation: FieldSelector? = nil) {
         self.value = value
         self.username = username
         self.email = email
         self.appName = appName
+        self.confirmation = confirmation
     }
 
-    var hasContextFields: Bool { username != nil || email != nil || appName != nil }
+    var hasContextFields: Bool { username != nil || email != nil || appName != nil || confirmation != nil }
 }
 
 /// The input formats `validate` reads.
@@ -56,6 +61,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
 struct DecodedFields {
     var value: UnsafeRawBufferPointer
     var context: RecordContext
+    /// The confirmation field's text, when one is selected (never printed).
+    var confirmation: String? = nil
 }
 
 /// Turns one framed record into the field to check (lines: the record itself).
@@ -63,7 +70,7 @@ struct RecordDecoder: Sendable {
     enum Kind: Sendable {
         case lines
         /// 0-based columns, resolved against the file's header.
-        case csv(value: Int, username: Int?, email: Int?, appName: Int?, names: [Int: String])
+        case csv(value: Int, username: Int?, email: Int?, appName: Int?, confirmation: Int?, names: [Int: String])
         case jsonl(FieldSelection)
     }
 
@@ -74,7 +81,7 @@ struct RecordDecoder: Sendable {
         switch kind {
         case .lines:
             return .success(body(DecodedFields(value: record, context: RecordContext())))
-        case let .csv(value, username, email, appName, names):
+        case let .csv(value, username, email, appName, confirmationColumn, names):
             let fields: [[UInt8]]
             switch decodeCSVRow(record) {
             case let .success(decoded): fields = decoded
@@ -91,7 +98,16 @@ struct RecordDecoder: Sendable {
             case let (.success(u), .success(e), .success(a)): context = RecordContext(username: u, email: e, appName: a)
             case let (.failure(d), _, _), let (_, .failure(d), _), let (_, _, .failure(d)): return .failure(d)
             }
-            return .success(fields[value].withUnsafeBytes { body(DecodedFields(value: $0, context: context)) })
+            var confirmation: String?
+            if let confirmationColumn {
+                guard confirmationColumn < fields.count else {
+                    return .failure(.missingField(names[confirmationColumn] ?? "column \(confirmationColumn + 1)"))
+                }
+                confirmation = String(decoding: fields[confirmationColumn], as: UTF8.self)
+            }
+            return .success(fields[value].withUnsafeBytes {
+                body(DecodedFields(value: $0, context: context, confirmation: confirmation))
+            })
         case let .jsonl(selection):
             let object: JSONValue
             switch JSONParser.parseObject(record) {
@@ -119,7 +135,16 @@ struct RecordDecoder: Sendable {
             case let (.success(u), .success(e), .success(a)): context = RecordContext(username: u, email: e, appName: a)
             case let (.failure(d), _, _), let (_, .failure(d), _), let (_, _, .failure(d)): return .failure(d)
             }
-            return .success(bytes.withUnsafeBytes { body(DecodedFields(value: $0, context: context)) })
+            var confirmation: String?
+            if case let .name(name)? = selection.confirmation {
+                // Unlike context fields, a null confirmation is not "none given": it cannot match.
+                switch object.value(at: name) {
+                case let .string(found)?: confirmation = String(decoding: found, as: UTF8.self)
+                case nil: return .failure(.missingField(name))
+                default: return .failure(.notAString(name))
+                }
+            }
+            return .success(bytes.withUnsafeBytes { body(DecodedFields(value: $0, context: context, confirmation: confirmation)) })
         }
     }
 }
@@ -160,7 +185,7 @@ extension RecordDecoder {
             for (index, name) in names.enumerated() { labels[index] = name }
             return RecordDecoder(kind: .csv(value: value, username: try resolve(fields.username),
                                             email: try resolve(fields.email), appName: try resolve(fields.appName),
-                                            names: labels))
+                                            confirmation: try resolve(fields.confirmation), names: labels))
         }
     }
 }

@@ -4,9 +4,10 @@ import Diagnostics
 /// written as a RulesTesting case file (docs/RULES-TESTING.md).
 ///
 /// Each case is a request built to be allowed or denied by one named reason (``mutations``):
-/// the owner creating a claim for a valid display name is allowed; the same request for a name
-/// from ``DisplayNameCorpus`` with a mutation, signed out, for another user, or for a taken name
-/// is denied; and so on for profiles and profile pictures.
+/// the owner claiming a valid display name under its canonical key is allowed; the same request
+/// for a name from ``DisplayNameCorpus`` with a mutation, signed out, for another user, under the
+/// typed spelling or with a client-side `createdAt` is denied; and so on for profiles and profile
+/// pictures (docs/APP-RULES.md).
 public struct RulesRequestCorpus {
     /// The service the cases are for.
     public enum Service: String, Sendable, CaseIterable {
@@ -28,10 +29,15 @@ public struct RulesRequestCorpus {
     public static let mutations: [Service: [(name: String, expect: String)]] = [
         .firestore: [
             ("claim-valid-name", "allow"), ("claim-invalid-name", "deny"), ("claim-signed-out", "deny"),
-            ("claim-for-another-user", "deny"), ("claim-taken", "deny"), ("claim-update", "deny"), ("claim-read", "deny"),
+            ("claim-for-another-user", "deny"), ("claim-typed-spelling-as-id", "deny"), ("claim-extra-field", "deny"),
+            ("claim-client-created-at", "deny"), ("claim-update", "deny"), ("claim-read", "allow"), ("claim-list", "deny"),
             ("claim-delete-by-holder", "allow"), ("claim-delete-by-another-user", "deny"),
-            ("profile-read-signed-in", "allow"), ("profile-read-signed-out", "deny"), ("profile-create-owner", "allow"),
-            ("profile-create-another-user", "deny"), ("profile-update-owner", "allow"),
+            ("profile-read-owner", "allow"), ("profile-read-another-user", "deny"), ("profile-read-signed-out", "deny"),
+            ("profile-create-owner", "allow"), ("profile-create-in-sign-up-batch", "allow"),
+            ("profile-create-unclaimed-name", "deny"), ("profile-create-name-held-by-another-user", "deny"),
+            ("profile-create-another-user", "deny"), ("profile-create-extra-field", "deny"),
+            ("profile-create-client-created-at", "deny"), ("profile-create-photo-in-another-folder", "deny"),
+            ("profile-update-owner", "allow"), ("profile-update-rename-batch", "allow"),
             ("profile-update-changing-email", "deny"), ("profile-update-changing-created-at", "deny"),
             ("profile-update-another-user", "deny"), ("profile-delete-owner", "allow"),
             ("profile-delete-another-user", "deny"), ("subcollection-write", "deny"),
@@ -53,8 +59,9 @@ public struct RulesRequestCorpus {
     static let documents = "/databases/(default)/documents"
     static let bucket = "/b/ruleskit-app.appspot.com/o"
     static let maxPictureBytes = 5 * 1024 * 1024
-    static let imageTypes = ["image/png", "image/jpeg", "image/webp", "image/gif", "image/svg+xml"]
-    static let otherTypes = ["application/pdf", "text/plain", "video/mp4", "application/octet-stream", "Image/png", "text/image/png"]
+    static let imageTypes = ["image/png", "image/jpeg", "image/webp", "image/gif", "image/heic", "Image/PNG"]
+    static let otherTypes = ["application/pdf", "text/plain", "video/mp4", "application/octet-stream", "text/image/png",
+                             "image/svg+xml", "IMAGE/SVG+XML", "image/", "image/png; q=1"]
 
     /// Creates the generator; the same seed always yields the same cases.
     public init(seed: UInt64, service: Service, lists: CorpusLists = .shipped) {
@@ -96,7 +103,20 @@ public struct RulesRequestCorpus {
 
     mutating func uid() -> String { random.string(random.int(in: 6...28), from: Alphabet.lower + Alphabet.upper + Alphabet.digits) }
 
-    static func auth(_ uid: String?) -> String { uid.map { "{\"uid\": \(jsonString($0))}" } ?? "null" }
+    /// A signed-in user whose ID token carries an email address, or `null`.
+    static func auth(_ uid: String?) -> String {
+        uid.map { "{\"uid\": \(jsonString($0)), \"token\": {\"email\": \(jsonString(email(of: $0)))}}" } ?? "null"
+    }
+
+    static func email(of uid: String) -> String { uid.lowercased() + "@example.com" }
+
+    /// The canonical key of a display name: its ASCII lowercase.
+    static func key(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    static let requestTime = "{\"__type__\": \"request_time\"}"
+    static func timestamp(_ text: String) -> String { "{\"__type__\": \"timestamp\", \"value\": \"\(text)\"}" }
 
     /// A display name that fails the display-name rules and is usable as a path segment.
     mutating func invalidName() -> CorpusRecord {
@@ -112,69 +132,129 @@ public struct RulesRequestCorpus {
 
     mutating func validName() -> String { names.base(length: random.int(in: 3...30)) }
 
-    mutating func profile(email: String? = nil, createdAt: String? = nil) -> String {
-        let mail = email ?? (random.string(random.int(in: 3...10), from: Alphabet.lower) + "@example.com")
-        let created = createdAt ?? "2026-0\(random.int(in: 1...9))-1\(random.int(in: 0...9))T10:00:00Z"
-        return "{\"email\": \(jsonString(mail)), \"createdAt\": {\"__type__\": \"timestamp\", \"value\": \"\(created)\"}, "
-            + "\"displayName\": \(jsonString(validName())), \"age\": \(random.int(in: 13...99))}"
+    /// A valid name with at least one upper-case letter, so its canonical key differs from it.
+    mutating func mixedCaseName() -> String { "Q" + names.base(length: random.int(in: 2...29)) }
+
+    /// The claim document `uid` writes for `name`.
+    static func claim(_ uid: String, _ name: String, createdAt: String = requestTime) -> String {
+        "{\"userId\": \(jsonString(uid)), \"displayName\": \(jsonString(name)), \"createdAt\": \(createdAt)}"
     }
+
+    static func claimPath(_ name: String) -> String { documents + "/displayNames/" + key(name) }
+
+    /// A download URL of `file` in `uid`'s picture folder.
+    mutating func photoURL(_ uid: String) -> String {
+        "https://firebasestorage.googleapis.com/v0/b/ruleskit-app.appspot.com/o/profile_pictures%2F\(uid)%2F"
+            + random.string(random.int(in: 1...12), from: Alphabet.lower + Alphabet.digits) + ".png?alt=media&token="
+            + random.string(36, from: Alphabet.lower + Alphabet.digits)
+    }
+
+    /// A profile document: exactly the four fields unless `extra` adds one.
+    static func profile(email: String, name: String, photo: String, createdAt: String, extra: String? = nil) -> String {
+        "{\"email\": \(jsonString(email)), \"displayName\": \(jsonString(name)), \"photoURL\": \(jsonString(photo)), "
+            + "\"createdAt\": \(createdAt)\(extra.map { ", " + $0 } ?? "")}"
+    }
+
+    mutating func existingPhoto(_ uid: String) -> String { random.chance(50) ? "" : photoURL(uid) }
 
     mutating func firestore(_ mutation: String) -> [(String, String)] {
         let owner = uid()
         let other = uid() + "x"
         if mutation.hasPrefix("claim-") {
             let claimed = mutation == "claim-invalid-name" ? invalidName() : CorpusRecord(value: validName(), mutation: "valid", expect: [])
-            let path = Self.documents + "/displayNames/" + claimed.value
-            let mine = "{\"userId\": \(jsonString(owner))}"
-            var fields: [(String, String)] = [("path", jsonString(path))]
+            var path = Self.claimPath(claimed.value)
+            var mine = Self.claim(owner, claimed.value)
+            var fields: [(String, String)] = []
             if claimed.mutation != "valid" { fields.append(("nameMutation", jsonString(claimed.mutation))) }
+            let held = Self.claim(owner, claimed.value, createdAt: Self.timestamp("2025-12-01T09:30:00Z"))
             switch mutation {
             case "claim-signed-out": fields += [("method", "\"create\""), ("auth", "null"), ("requestResource", mine)]
             case "claim-for-another-user":
                 fields += [("method", "\"create\""), ("auth", Self.auth(other)), ("requestResource", mine)]
-            case "claim-taken":
-                fields += [("method", "\"create\""), ("auth", Self.auth(owner)), ("requestResource", mine),
-                           ("existing", "{\(jsonString(path)): {\"userId\": \(jsonString(other))}}")]
+            case "claim-typed-spelling-as-id":
+                let name = mixedCaseName()
+                path = Self.documents + "/displayNames/" + name
+                mine = Self.claim(owner, name)
+                fields += [("method", "\"create\""), ("auth", Self.auth(owner)), ("requestResource", mine)]
+            case "claim-extra-field":
+                let extra = "{\"userId\": \(jsonString(owner)), \"displayName\": \(jsonString(claimed.value)), \"createdAt\": \(Self.requestTime), \"email\": \(jsonString(Self.email(of: owner)))}"
+                fields += [("method", "\"create\""), ("auth", Self.auth(owner)), ("requestResource", extra)]
+            case "claim-client-created-at":
+                fields += [("method", "\"create\""), ("auth", Self.auth(owner)),
+                           ("requestResource", Self.claim(owner, claimed.value, createdAt: Self.timestamp("2025-12-31T23:59:59Z")))]
             case "claim-update":
-                fields += [("method", "\"update\""), ("auth", Self.auth(owner)), ("resource", mine), ("requestResource", mine)]
-            case "claim-read": fields += [("method", "\"get\""), ("auth", Self.auth(owner)), ("resource", mine)]
-            case "claim-delete-by-holder": fields += [("method", "\"delete\""), ("auth", Self.auth(owner)), ("resource", mine)]
-            case "claim-delete-by-another-user": fields += [("method", "\"delete\""), ("auth", Self.auth(other)), ("resource", mine)]
+                fields += [("method", "\"update\""), ("auth", Self.auth(random.chance(50) ? owner : other)), ("resource", held),
+                           ("requestResource", Self.claim(owner, claimed.value.uppercased()))]
+            case "claim-read":
+                fields += [("method", "\"get\""), ("auth", random.chance(50) ? "null" : Self.auth(other)),
+                           ("resource", random.chance(50) ? "null" : held)]
+            case "claim-list": fields += [("method", "\"list\""), ("auth", random.chance(50) ? "null" : Self.auth(other)), ("resource", held)]
+            case "claim-delete-by-holder": fields += [("method", "\"delete\""), ("auth", Self.auth(owner)), ("resource", held)]
+            case "claim-delete-by-another-user": fields += [("method", "\"delete\""), ("auth", Self.auth(other)), ("resource", held)]
             default: fields += [("method", "\"create\""), ("auth", Self.auth(owner)), ("requestResource", mine)]
             }
-            return fields
+            return [("path", jsonString(path))] + fields
         }
         let path = jsonString(Self.documents + "/users/" + owner)
-        let current = profile()
+        let name = random.chance(50) ? validName() : mixedCaseName()
+        let email = Self.email(of: owner)
+        let created = Self.timestamp("2026-0\(random.int(in: 1...9))-1\(random.int(in: 0...9))T10:00:00Z")
+        let current = Self.profile(email: email, name: name, photo: existingPhoto(owner), createdAt: created)
+        let holding = "{\(jsonString(Self.claimPath(name))): \(Self.claim(owner, name, createdAt: created))}"
+        func create(_ document: String, by who: String = owner, existing: String = holding) -> [(String, String)] {
+            [("path", path), ("method", "\"create\""), ("auth", Self.auth(who)), ("resource", "null"),
+             ("requestResource", document), ("existing", existing)]
+        }
+        func update(_ after: String, by who: String = owner, batch: String? = nil) -> [(String, String)] {
+            [("path", path), ("method", "\"update\""), ("auth", Self.auth(who)), ("resource", current), ("requestResource", after),
+             ("existing", holding)] + (batch.map { [("batch", $0)] } ?? [])
+        }
+        let fresh = Self.profile(email: email, name: name, photo: existingPhoto(owner), createdAt: Self.requestTime)
         switch mutation {
-        case "profile-read-signed-in": return [("path", path), ("method", random.chance(50) ? "\"get\"" : "\"list\""), ("auth", Self.auth(other)), ("resource", current)]
+        case "profile-read-owner": return [("path", path), ("method", "\"get\""), ("auth", Self.auth(owner)), ("resource", current)]
+        case "profile-read-another-user":
+            return [("path", path), ("method", random.chance(50) ? "\"get\"" : "\"list\""), ("auth", Self.auth(other)), ("resource", current)]
         case "profile-read-signed-out": return [("path", path), ("method", "\"get\""), ("auth", "null"), ("resource", current)]
-        case "profile-create-owner": return [("path", path), ("method", "\"create\""), ("auth", Self.auth(owner)), ("resource", "null"), ("requestResource", current)]
-        case "profile-create-another-user": return [("path", path), ("method", "\"create\""), ("auth", Self.auth(other)), ("resource", "null"), ("requestResource", current)]
+        case "profile-create-owner": return create(fresh)
+        case "profile-create-in-sign-up-batch":
+            return create(fresh, existing: "{}") + [("batch", "[{\"path\": \(jsonString(Self.claimPath(name))), \"method\": \"create\", \"data\": \(Self.claim(owner, name))}]")]
+        case "profile-create-unclaimed-name": return create(fresh, existing: "{}")
+        case "profile-create-name-held-by-another-user":
+            return create(fresh, existing: "{\(jsonString(Self.claimPath(name))): \(Self.claim(other, name, createdAt: created))}")
+        case "profile-create-another-user": return create(fresh, by: other)
+        case "profile-create-extra-field":
+            return create(Self.profile(email: email, name: name, photo: "", createdAt: Self.requestTime,
+                                       extra: random.pick(["\"isAdmin\": true", "\"age\": 30", "\"bio\": \"hi\""])))
+        case "profile-create-client-created-at": return create(Self.profile(email: email, name: name, photo: "", createdAt: created))
+        case "profile-create-photo-in-another-folder":
+            return create(Self.profile(email: email, name: name, photo: photoURL(other), createdAt: Self.requestTime))
         case "profile-delete-owner": return [("path", path), ("method", "\"delete\""), ("auth", Self.auth(owner)), ("resource", current)]
         case "profile-delete-another-user": return [("path", path), ("method", "\"delete\""), ("auth", Self.auth(other)), ("resource", current)]
         case "subcollection-write":
             return [("path", jsonString(Self.documents + "/users/" + owner + "/private/" + uid())), ("method", "\"create\""),
                     ("auth", Self.auth(owner)), ("resource", "null"), ("requestResource", "{\"note\": \"x\"}")]
+        case "profile-update-rename-batch":
+            var renamed = names.base(length: random.int(in: 3...28)) + "_2"
+            while Self.key(renamed) == Self.key(name) { renamed = names.base(length: random.int(in: 3...28)) + "_2" }
+            let batch = "[{\"path\": \(jsonString(Self.claimPath(renamed))), \"method\": \"create\", \"data\": \(Self.claim(owner, renamed))}, "
+                + "{\"path\": \(jsonString(Self.claimPath(name))), \"method\": \"delete\"}]"
+            return update(Self.profile(email: email, name: renamed, photo: "", createdAt: created), batch: batch)
+        case "profile-update-changing-email":
+            return update(Self.profile(email: "new." + email, name: name, photo: "", createdAt: created))
+        case "profile-update-changing-created-at":
+            return update(Self.profile(email: email, name: name, photo: "", createdAt: Self.timestamp("2026-12-05T10:00:00Z")))
+        case "profile-update-another-user":
+            return update(Self.profile(email: email, name: name, photo: "", createdAt: created), by: other)
         default:
-            // Updates: the same email and creation time unless the mutation changes one.
-            let email = random.string(5, from: Alphabet.lower) + "@example.com"
-            let created = "2026-01-05T10:00:00Z"
-            let before = profile(email: email, createdAt: created)
-            let after = switch mutation {
-            case "profile-update-changing-email": profile(email: "new." + email, createdAt: created)
-            case "profile-update-changing-created-at": profile(email: email, createdAt: "2026-02-05T10:00:00Z")
-            default: profile(email: email, createdAt: created)
-            }
-            let who = mutation == "profile-update-another-user" ? other : owner
-            return [("path", path), ("method", "\"update\""), ("auth", Self.auth(who)), ("resource", before), ("requestResource", after)]
+            // The owner changes the picture (or removes it).
+            return update(Self.profile(email: email, name: name, photo: existingPhoto(owner), createdAt: created))
         }
     }
 
     // MARK: - Storage
 
     mutating func metadata(size: Int? = nil, type: String? = nil) -> String {
-        let bytes = size ?? random.pick([0, 1, random.int(in: 1...Self.maxPictureBytes - 1), Self.maxPictureBytes - 1])
+        let bytes = size ?? random.pick([0, 1, random.int(in: 1...Self.maxPictureBytes - 1), Self.maxPictureBytes - 1, Self.maxPictureBytes])
         return "{\"size\": \(bytes), \"contentType\": \(jsonString(type ?? random.pick(Self.imageTypes)))}"
     }
 
@@ -189,7 +269,7 @@ public struct RulesRequestCorpus {
         case "picture-create-owner": return [("path", path), ("method", "\"create\""), ("auth", Self.auth(owner)), ("resource", "null"), ("requestResource", metadata())]
         case "picture-update-owner": return [("path", path), ("method", "\"update\""), ("auth", Self.auth(owner)), ("resource", metadata()), ("requestResource", metadata())]
         case "picture-too-large":
-            let size = random.pick([Self.maxPictureBytes, Self.maxPictureBytes + 1, random.int(in: Self.maxPictureBytes...(1 << 40))])
+            let size = random.pick([Self.maxPictureBytes + 1, Self.maxPictureBytes + 2, random.int(in: (Self.maxPictureBytes + 1)...(1 << 40))])
             return [("path", path), ("method", "\"create\""), ("auth", Self.auth(owner)), ("resource", "null"), ("requestResource", metadata(size: size))]
         case "picture-not-image":
             return [("path", path), ("method", "\"create\""), ("auth", Self.auth(owner)), ("resource", "null"),

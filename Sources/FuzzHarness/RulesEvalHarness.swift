@@ -5,7 +5,7 @@ import RulesPatterns
 
 /// Evaluates the app's `rules/firestore.rules` and `rules/storage.rules` on structured requests
 /// derived from the fuzz bytes (service, method, path segments, signed-in uid or none, small data
-/// maps, whether the display-name claim exists).
+/// maps, whether the claims of `alice` and `john.doe` exist).
 ///
 /// Checks: evaluation never traps; a request error or a limit never allows; an allow is granted
 /// by a candidate whose verdict is `granted`; evaluating again with a coverage collector (the
@@ -51,8 +51,9 @@ public enum RulesEvalHarness {
 /// A request in the reference's own terms (plain strings and integers), convertible to a
 /// ``RulesRequest``.
 struct FuzzRequest: CustomStringConvertible {
-    /// A field value in the small data maps: a string or an integer.
-    enum Field: Equatable { case text(String), number(Int64) }
+    /// A field value in the small data maps: a string, an integer or the request time (what a
+    /// client's `serverTimestamp()` becomes).
+    enum Field: Equatable { case text(String), number(Int64), time }
 
     var service: ServiceKind
     var method: RequestMethod
@@ -61,12 +62,20 @@ struct FuzzRequest: CustomStringConvertible {
     var uid: String?
     var resource: [String: Field]?
     var requestResource: [String: Field]?
-    /// Whether `/displayNames/<last segment>` exists in the database.
+    /// Whether the database holds the claims `displayNames/alice` (alice's) and
+    /// `displayNames/john.doe` (bob's).
     var claimExists: Bool
 
     static let words = ["users", "displayNames", "profile_pictures", "alice", "bob", "john.doe", "admin", "adm1n", "a.png"]
-    static let keys = ["userId", "createdAt", "email", "name", "size", "contentType"]
-    static let texts = ["alice", "bob", "image/png", "image/", "text/plain", "image/png\n", "a@example.com"]
+    static let keys = ["userId", "createdAt", "email", "displayName", "photoURL", "size", "contentType"]
+    static let texts = ["alice", "bob", "Alice", "john.doe", "JOHN.DOE", "admin", "", "image/png", "image/", "IMAGE/PNG",
+                        "image/svg+xml", "text/plain", "image/png\n", "alice@example.com", "bob@example.com",
+                        photoURL("alice"), photoURL("bob")]
+
+    /// A download URL of a picture in `uid`'s folder.
+    static func photoURL(_ uid: String) -> String {
+        "https://firebasestorage.googleapis.com/v0/b/app.appspot.com/o/profile_pictures%2F\(uid)%2Fa.png?alt=media&token=t"
+    }
 
     init(_ reader: inout ByteReader) {
         let flags = reader.byte()
@@ -84,9 +93,10 @@ struct FuzzRequest: CustomStringConvertible {
         var map: [String: Field] = [:]
         for _ in 0..<reader.choose(5) {
             let key = keys[reader.choose(keys.count)]
-            switch reader.choose(3) {
+            switch reader.choose(4) {
             case 0: map[key] = .number(Int64(reader.byte()) << Int64(reader.choose(24)))
             case 1: map[key] = .text(reader.pick(texts))
+            case 2: map[key] = .time
             default: map[key] = .text(reader.pick(["alice", "bob"]))
             }
         }
@@ -96,14 +106,26 @@ struct FuzzRequest: CustomStringConvertible {
     var prefix: String { service == .firestore ? "/databases/(default)/documents" : "/b/bucket/o" }
     var path: String { prefix + "/" + segments.joined(separator: "/") }
 
+    /// `request.time` (and every ``Field/time``).
+    static let time = Timestamp(seconds: 1_767_607_200)
+
+    /// A signed-in user's token carries `email` = `<uid>@example.com`.
     var request: RulesRequest {
-        RulesRequest(service: service, path: path, method: method, auth: uid.map { Auth(uid: $0) },
-                     resource: resource.map(Self.value), requestResource: requestResource.map(Self.value))
+        RulesRequest(service: service, path: path, method: method,
+                     auth: uid.map { Auth(uid: $0, token: ["email": .string($0 + "@example.com")]) },
+                     resource: resource.map(Self.value), requestResource: requestResource.map(Self.value), time: Self.time)
     }
 
+    /// The claims the reference knows: `alice` held by alice, `john.doe` held by bob.
+    static let claims = ["alice": "alice", "john.doe": "bob"]
+
     var database: InMemoryDatabase {
-        guard claimExists, let name = segments.last else { return InMemoryDatabase(documents: [:]) }
-        return InMemoryDatabase(documents: ["/databases/(default)/documents/displayNames/" + name: ["userId": .string("bob")]])
+        guard claimExists else { return InMemoryDatabase(documents: [:]) }
+        var documents: [String: [String: Value]] = [:]
+        for (key, holder) in Self.claims {
+            documents["/databases/(default)/documents/displayNames/" + key] = ["userId": .string(holder), "displayName": .string(key)]
+        }
+        return InMemoryDatabase(documents: documents)
     }
 
     static func value(_ map: [String: Field]) -> Value {
@@ -111,6 +133,7 @@ struct FuzzRequest: CustomStringConvertible {
             switch field {
             case let .text(text): .string(text)
             case let .number(number): .int(number)
+            case .time: .timestamp(time)
             }
         })
     }
@@ -121,10 +144,13 @@ struct FuzzRequest: CustomStringConvertible {
     }
 }
 
-/// The app's policy (rules/firestore.rules, rules/storage.rules) written out by hand: what each
-/// collection allows, in plain conditionals, for the differential in ``RulesEvalHarness``.
+/// The app's policy (rules/firestore.rules, rules/storage.rules; docs/APP-RULES.md) written out
+/// by hand: what each collection allows, in plain conditionals, for the differential in
+/// ``RulesEvalHarness``. A condition that would error in the rules is simply not true here.
 enum ReferencePolicy {
-    static let displayNames: DisplayNameValidator? = try? DisplayNameValidator()
+    static let displayNames: DisplayNameValidator? = try? DisplayNameValidator(appName: "RulesKit")
+    static let profileKeys: Set<String> = ["email", "displayName", "photoURL", "createdAt"]
+    static let claimKeys: Set<String> = ["userId", "displayName", "createdAt"]
 
     static func allows(_ request: FuzzRequest) -> Bool {
         let s = request.segments
@@ -135,20 +161,28 @@ enum ReferencePolicy {
         case .firestore:
             guard s.count == 2 else { return false }
             if s[0] == "users" {
-                let isOwner = request.uid == s[1]
+                guard let uid = request.uid, uid == s[1] else { return false }
                 switch request.method {
-                case .get, .list: return signedIn
-                case .create, .delete: return isOwner
+                case .get, .delete: return true
+                case .list: return false
+                case .create:
+                    guard let data = request.requestResource, Set(data.keys) == profileKeys else { return false }
+                    return data["email"] == .text(uid + "@example.com") && holds(data["displayName"], request)
+                        && isOwnPhotoURL(data["photoURL"], uid) && data["createdAt"] == .time
                 case .update:
-                    guard isOwner, let before = request.resource, let after = request.requestResource else { return false }
-                    return before["createdAt"] == after["createdAt"] && before["email"] == after["email"]
+                    guard let before = request.resource, let after = request.requestResource, Set(after.keys) == profileKeys,
+                          before["email"] == after["email"], before["createdAt"] == after["createdAt"] else { return false }
+                    let sameName = before["displayName"] != nil && before["displayName"] == after["displayName"]
+                    return (sameName || holds(after["displayName"], request)) && isOwnPhotoURL(after["photoURL"], uid)
                 }
             }
             if s[0] == "displayNames" {
                 switch request.method {
+                case .get: return true
                 case .create:
-                    guard let uid = request.uid, request.requestResource?["userId"] == .text(uid) else { return false }
-                    return isValidDisplayName(s[1]) && !request.claimExists
+                    guard let uid = request.uid, let data = request.requestResource, Set(data.keys) == claimKeys,
+                          data["userId"] == .text(uid), case let .text(name)? = data["displayName"] else { return false }
+                    return isValidDisplayName(name) && name.lowercased() == s[1] && data["createdAt"] == .time
                 case .delete:
                     guard let uid = request.uid else { return false }
                     return request.resource?["userId"] == .text(uid)
@@ -166,9 +200,43 @@ enum ReferencePolicy {
                 guard isOwner, let metadata = request.requestResource,
                       case let .number(size)? = metadata["size"], case let .text(type)? = metadata["contentType"]
                 else { return false }
-                return size < 5 * 1024 * 1024 && type.hasPrefix("image/") && !type.contains("\n")
+                return size <= 5 * 1024 * 1024 && isImageType(type.lowercased()) && type.lowercased() != "image/svg+xml"
             }
         }
+    }
+
+    /// `holdsName`: an ASCII name whose canonical key's claim names the signed-in user.
+    static func holds(_ field: FuzzRequest.Field?, _ request: FuzzRequest) -> Bool {
+        guard case let .text(name)? = field, !name.isEmpty, request.claimExists,
+              name.unicodeScalars.allSatisfy({
+                  $0 == "." || $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+              })
+        else { return false }
+        return FuzzRequest.claims[name.lowercased()] == request.uid
+    }
+
+    /// `isOwnPhotoURL`: empty, or a download URL of `profile_pictures/{uid}/{file}`.
+    static func isOwnPhotoURL(_ field: FuzzRequest.Field?, _ uid: String) -> Bool {
+        guard case let .text(url)? = field else { return false }
+        if url.isEmpty { return true }
+        let parts = url.components(separatedBy: "%2F")
+        guard url.unicodeScalars.count <= 2048, parts.count == 3 else { return false }
+        let head = "https://firebasestorage.googleapis.com/v0/b/", tail = "/o/profile_pictures"
+        guard parts[0].hasPrefix(head), parts[0].hasSuffix(tail), parts[0].count > head.count + tail.count else { return false }
+        let bucket = parts[0].dropFirst(head.count).dropLast(tail.count)
+        let file = parts[2].prefix { $0 != "?" }
+        let query = parts[2].dropFirst(file.count)
+        let plain = { (text: Substring) in !text.isEmpty && !text.unicodeScalars.contains { "/?#%".unicodeScalars.contains($0) } }
+        return plain(bucket) && parts[1] == uid && plain(file) && !query.contains("#")
+    }
+
+    /// `image/` then an RFC 6838 restricted-name subtype (of a lowercased type).
+    static func isImageType(_ type: String) -> Bool {
+        guard type.hasPrefix("image/") else { return false }
+        let subtype = Array(type.unicodeScalars.dropFirst(6))
+        let alnum = { (c: Unicode.Scalar) in ("a"..."z").contains(c) || ("0"..."9").contains(c) }
+        guard let first = subtype.first, alnum(first) else { return false }
+        return subtype.dropFirst().allSatisfy { alnum($0) || "!#$&^_.+-".unicodeScalars.contains($0) }
     }
 
     /// The reference scanner, plus the display-name pack's reserved-name rules.

@@ -1,20 +1,23 @@
 import Availability
 import Diagnostics
+import Foundation
 import RulesLanguage
 import RulesPatterns
 
 /// A ``ClaimStore`` that asks the security rules before every write, so the server enforces
 /// exactly what `rules/firestore.rules` says about `/displayNames/{name}`.
 ///
-/// A claim must pass `create` on `/databases/(default)/documents/displayNames/KEY` (with
-/// `request.resource.data.userId` = the user), a release must pass `delete` (with
-/// `resource.data.userId` = the holder), a rename must pass both. The document id is the
+/// A claim must pass `create` on `/databases/(default)/documents/displayNames/KEY` with the
+/// claim document the app writes (`userId` = the user, `displayName` = the name as typed,
+/// `createdAt` = the request time, as `serverTimestamp()` gives); a release must pass `delete`
+/// (with `resource.data.userId` = the holder); a rename must pass both. The document id is the
 /// canonical key. `exists()` and `get()` see the base store's current claim for that key. A
 /// denial is refused with `AV1007` and nothing is written; the base store's atomic claim stays
 /// the authority on uniqueness. Reads (availability, owner) pass straight through.
 ///
-/// Unlike a bare store, claiming a name one already holds is refused here: the rules' `create`
-/// requires that no claim document exists.
+/// Unlike a bare store, claiming a name one already holds is refused here: when a claim
+/// document exists for the key, the write is an `update`, as Firestore sees a `set()` on an
+/// existing document, and the app's rules allow no update of a claim.
 public struct RuleGuardedClaimStore: ClaimStore {
     /// The store that holds the claims.
     public let base: any ClaimStore
@@ -63,7 +66,7 @@ public struct RuleGuardedClaimStore: ClaimStore {
         guard case .claimable(_, let key) = PreparedName.prepare(name, with: policy) else {
             return try await base.claim(name, by: user)
         }
-        guard try await allows(.create, key: key, by: user) else { return refusal(name, key) }
+        guard try await allows(.create, key: key, name: name, by: user) else { return refusal(name, key) }
         return try await base.claim(name, by: user)
     }
 
@@ -82,7 +85,7 @@ public struct RuleGuardedClaimStore: ClaimStore {
         }
         guard try await allows(.delete, key: oldKey, by: user) else { return refusal(old, oldKey) }
         // The key being renamed within (a change of case) is the user's own: only the delete matters.
-        if newKey != oldKey, !(try await allows(.create, key: newKey, by: user)) { return refusal(new, newKey) }
+        if newKey != oldKey, !(try await allows(.create, key: newKey, name: new, by: user)) { return refusal(new, newKey) }
         return try await base.rename(from: old, to: new, by: user)
     }
 
@@ -93,15 +96,18 @@ public struct RuleGuardedClaimStore: ClaimStore {
     }
 
     /// Evaluates `method` on the claim document for `key` as `user`, with the current claim (if
-    /// any) as the existing document.
-    private func allows(_ method: RequestMethod, key: String, by user: String) async throws(ClaimStoreError) -> Bool {
+    /// any) as the existing document. A `create` of a key that has a claim is an `update`.
+    private func allows(_ method: RequestMethod, key: String, name: String? = nil, by user: String) async throws(ClaimStoreError) -> Bool {
         let path = "/databases/\(database)/documents/displayNames/\(key)"
         let holder = try await base.owner(of: key)
-        let existing: [String: Value]? = holder.map { ["userId": .string($0.owner)] }
+        let existing: [String: Value]? = holder.map { ["userId": .string($0.owner), "displayName": .string($0.name)] }
+        let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))
+        let written: Value? = method == .create
+            ? .map(["userId": .string(user), "displayName": .string(name ?? key), "createdAt": .timestamp(now)])
+            : nil
         let request = RulesRequest(
-            service: .firestore, path: path, method: method, auth: Auth(uid: user),
-            resource: existing.map(Value.map),
-            requestResource: method == .create ? .map(["userId": .string(user)]) : nil)
+            service: .firestore, path: path, method: method == .create && holder != nil ? .update : method,
+            auth: Auth(uid: user), resource: existing.map(Value.map), requestResource: written, time: now)
         let lookup = InMemoryDatabase(documents: existing.map { [path: $0] } ?? [:])
         return program.evaluate(request, lookup: lookup).allowed
     }

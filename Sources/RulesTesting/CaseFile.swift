@@ -53,6 +53,10 @@ public struct RulesTestCase: Sendable, Equatable {
     public var existing: [String: CaseValue]
     /// Overrides for the state after the write; nil when the file leaves the key out.
     public var existingAfter: [String: CaseValue]?
+    /// The other writes of the same batched write or transaction, in order; empty for a
+    /// request on its own. They shape what `getAfter()`/`existsAfter()` see, and a non-empty
+    /// batch raises the lookup budget to the batched one.
+    public var batch: [BatchWrite]
     /// `request.query` for `list` requests.
     public var query: CaseValue?
     /// `request.time`.
@@ -63,7 +67,7 @@ public struct RulesTestCase: Sendable, Equatable {
     /// Creates a case.
     public init(name: String, path: String, method: RequestMethod, auth: CaseAuth? = nil, resource: CaseValue? = nil,
                 requestResource: CaseValue? = nil, existing: [String: CaseValue] = [:],
-                existingAfter: [String: CaseValue]? = nil, query: CaseValue? = nil,
+                existingAfter: [String: CaseValue]? = nil, batch: [BatchWrite] = [], query: CaseValue? = nil,
                 time: Timestamp = .defaultRequestTime, expect: Expectation) {
         self.name = name
         self.path = path
@@ -73,9 +77,29 @@ public struct RulesTestCase: Sendable, Equatable {
         self.requestResource = requestResource
         self.existing = existing
         self.existingAfter = existingAfter
+        self.batch = batch
         self.query = query
         self.time = time
         self.expect = expect
+    }
+}
+
+/// One other write of the batch a case's request belongs to (a Firestore batched write or
+/// transaction): the sign-up batch writes a claim and a profile, a rename writes a new claim,
+/// updates the profile and deletes the old claim.
+public struct BatchWrite: Sendable, Equatable {
+    /// Full document path (`/databases/(default)/documents/displayNames/john.doe`).
+    public var path: String
+    /// `create`, `update` or `delete`.
+    public var method: RequestMethod
+    /// The document after the write (`create`, `update`: the full merged document); nil for `delete`.
+    public var data: CaseValue?
+
+    /// Creates a batch write.
+    public init(path: String, method: RequestMethod, data: CaseValue? = nil) {
+        self.path = path
+        self.method = method
+        self.data = data
     }
 }
 

@@ -150,6 +150,7 @@ struct CaseDecoder {
             requestResource: requestResource,
             existing: try documents(tree["existing"], key: "existing") ?? [:],
             existingAfter: try documents(tree["existingAfter"], key: "existingAfter"),
+            batch: try batch(tree["batch"], requestPath: path),
             query: try query(tree["query"]),
             time: time, expect: expect)
     }
@@ -198,9 +199,7 @@ struct CaseDecoder {
         guard case .map(let entries) = tree else { throw fail("`\(key)` must be a map from document path to document") }
         var result: [String: CaseValue] = [:]
         for (path, documentTree) in entries {
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            guard path.hasPrefix("/"), segments.count >= 5, segments.first == "databases",
-                  segments.dropFirst(2).first == "documents", segments.count % 2 == 1 else {
+            guard Self.isDocumentPath(path) else {
                 throw fail("`\(key)` key `\(path)` is not a full document path such as `/databases/(default)/documents/users/alice`")
             }
             let decoded = try value(documentTree, at: "\(key)[\(path)]")
@@ -210,6 +209,48 @@ struct CaseDecoder {
             }
         }
         return result
+    }
+
+    /// A full Firestore document path: `/databases/{db}/documents/` then collection/id pairs.
+    private static func isDocumentPath(_ path: String) -> Bool {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return path.hasPrefix("/") && segments.count >= 5 && segments.first == "databases"
+            && segments.dropFirst(2).first == "documents" && segments.count % 2 == 1
+    }
+
+    /// `batch`: the other writes of the request's batch, `[{path, method, data}]`.
+    private func batch(_ tree: DocumentTree?, requestPath: String) throws(CaseFileError) -> [BatchWrite] {
+        guard let tree, tree != .null else { return [] }
+        guard service == .firestore else { throw fail("`batch` is for Firestore cases; Storage has no batched writes") }
+        guard case .list(let items) = tree else { throw fail("`batch` must be a list of writes `{path, method, data}`") }
+        var writes: [BatchWrite] = []
+        var paths: Set<String> = [requestPath]
+        for (index, item) in items.enumerated() {
+            let position = "batch[\(index)]"
+            guard case .map = item else { throw fail("`\(position)` must be a map `{path, method, data}`") }
+            guard case .string(let path)? = item["path"], Self.isDocumentPath(path) else {
+                throw fail("`\(position).path` must be a full document path such as `/databases/(default)/documents/users/alice`")
+            }
+            guard paths.insert(path).inserted else {
+                throw fail("`\(position).path` `\(path)` is written twice; a batch writes each document once and the case's own write is `path`")
+            }
+            guard case .string(let methodName)? = item["method"], let method = RequestMethod(rawValue: methodName),
+                  [.create, .update, .delete].contains(method) else {
+                throw fail("`\(position).method` must be `create`, `update` or `delete`")
+            }
+            let data = try item["data"].map { (dataTree) throws(CaseFileError) in try value(dataTree, at: "\(position).data") }
+            switch (method, data) {
+            case (.delete, nil), (.delete, .null?):
+                writes.append(BatchWrite(path: path, method: method))
+            case (.delete, _):
+                throw fail("`\(position).data` is not for a `delete`, which leaves no document")
+            case (_, .map?):
+                writes.append(BatchWrite(path: path, method: method, data: data))
+            default:
+                throw fail("`\(position).data` must be a map of document fields (the document after the \(method.rawValue))")
+            }
+        }
+        return writes
     }
 
     private func query(_ tree: DocumentTree?) throws(CaseFileError) -> CaseValue? {

@@ -32,7 +32,7 @@ extension CaseValue {
 
 // MARK: - Lookups
 
-/// Answers `get()`/`exists()` (and the `After` forms) from a case's `existing` and
+/// Answers `get()`/`exists()` (and the `After` forms) from a case's `existing`, `batch` and
 /// `existingAfter`, in the file's lookup mode.
 public struct CaseDocumentLookup: DocumentLookup {
     /// Path → fields, or nil for "listed as missing".
@@ -46,6 +46,7 @@ public struct CaseDocumentLookup: DocumentLookup {
         var before: [String: [String: Value]?] = [:]
         for (path, value) in testCase.existing { before[path] = .some(value.document(requestTime: time)) }
         var after = before
+        for write in testCase.batch { after[write.path] = .some(write.data?.document(requestTime: time)) }
         for (path, value) in testCase.existingAfter ?? [:] { after[path] = .some(value.document(requestTime: time)) }
         self.before = before
         self.after = after
@@ -60,7 +61,7 @@ public struct CaseDocumentLookup: DocumentLookup {
         switch mode {
         case .database: return .missing
         case .mocksOnly:
-            let keys = afterWrite ? "`existingAfter` or `existing`" : "`existing`"
+            let keys = afterWrite ? "`existingAfter`, `batch` or `existing`" : "`existing`"
             return .failure("the path is not listed in \(keys) (lookupMode mocks-only)")
         }
     }
@@ -83,6 +84,7 @@ extension RulesTestCase {
             resource: resourceValue.flatMap { $0.document(requestTime: time) }.map(Value.map),
             requestResource: requestResource.flatMap { $0.document(requestTime: time) }.map(Value.map),
             time: time,
-            query: query.flatMap { $0.document(requestTime: time) })
+            query: query.flatMap { $0.document(requestTime: time) },
+            isBatched: !batch.isEmpty)
     }
 }

@@ -93,7 +93,8 @@ struct BatchOptions: ParsableArguments {
         let configuration = BatchConfiguration(
             input: input,
             fields: FieldSelection(value: selector(field), username: selector(context?.usernameField),
-                                   email: selector(context?.emailField), appName: selector(context?.appNameField)),
+                                   email: selector(context?.emailField), appName: selector(context?.appNameField),
+                                   confirmation: selector(context?.confirmField)),
             fixedContext: RecordContext(username: context?.username, email: context?.email, appName: context?.appName),
             writer: writer, failFast: failFast, maxRecordBytes: maxLineBytes, jobs: jobs,
             showsProgress: !quiet && errors.isTerminal)

@@ -83,4 +83,9 @@ struct PasswordChecker: FieldChecker {
         let result = validator.validate(utf8: value, context: context)
         return FieldOutcome(violations: result.violations)
     }
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
+        let result = validator.validate(utf8: value, context: context, confirmation: confirmation)
+        return FieldOutcome(violations: result.violations)
+    }
 }

@@ -61,11 +61,19 @@ struct PasswordContextOptions: ParsableArguments {
     var email: String?
     @Option(name: .customLong("app-name"), help: "The app's name, for every record without its own.")
     var appName: String?
+    @Option(name: .customLong("confirm-field"), help: ArgumentHelp("Field holding each record's password typed a second time (CSV/JSONL); a mismatch is PW108.", valueName: "NAME"))
+    var confirmField: String?
 
     func check(input: InputFormat) throws {
         let fields = [usernameField, emailField, appNameField].compactMap { $0 }
         if !fields.isEmpty && input == .lines {
             throw ValidationError("--username-field, --email-field and --app-name-field need --input csv or jsonl")
+        }
+        if confirmField != nil && input == .lines {
+            throw ValidationError("--confirm-field needs --input csv or jsonl")
+        }
+        if input == .jsonl, let confirmField, case .column = FieldSelector(confirmField) {
+            throw ValidationError("--input jsonl needs a field name for --confirm-field, not a column number")
         }
     }
 }

@@ -51,4 +51,41 @@ struct PasswordLeakTests {
         }
         #expect(runs == 75)
     }
+
+    @Test("with --confirm-field, neither the password nor its confirmation appears in any output")
+    func noLeakWithConfirmation() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pwleak-confirm-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Every other record's confirmation differs from its password by a suffix, so both values
+        // are distinct secrets to look for.
+        let pairs = Self.passwords.enumerated().map { ($1, $0 % 2 == 0 ? $1 : $1 + "-typo") }
+        let csv = directory.appendingPathComponent("confirm.csv")
+        let quote = { (text: String) in "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let rows = pairs.map { quote($0.0) + "," + quote($0.1) }
+        try Data((["password,confirm"] + rows).joined(separator: "\r\n").utf8).write(to: csv)
+        let jsonl = directory.appendingPathComponent("confirm.jsonl")
+        let escape = { (text: String) in
+            text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\t", with: "\\t")
+        }
+        let objects = pairs.map { "{\"pw\": \"\(escape($0.0))\", \"again\": \"\(escape($0.1))\"}" }
+        try Data(objects.joined(separator: "\n").utf8).write(to: jsonl)
+        var runs = 0
+        for (format, file, confirm) in [("csv", csv, ["--field", "password", "--confirm-field", "confirm"]),
+                                        ("jsonl", jsonl, ["--field", "pw", "--confirm-field", "again"])] {
+            for output in ["text", "jsonl", "csv", "summary-json"] {
+                let run = try runValidate(["password", file.path, "--input", format, "--format", output] + confirm)
+                runs += 1
+                let printed = run.stdout + run.stderr
+                for (index, pair) in pairs.enumerated() {
+                    #expect(printed.range(of: Data(pair.0.utf8)) == nil && printed.range(of: Data(pair.1.utf8)) == nil,
+                            "record #\(index) leaked with --input \(format) --format \(output)")
+                }
+                let mismatches = String(decoding: run.stdout, as: UTF8.self).components(separatedBy: "PW108").count - 1
+                #expect(mismatches >= 1, "PW108 reported with --input \(format) --format \(output)")
+                #expect(run.status == 1, "status with --input \(format) --format \(output)")
+            }
+        }
+        #expect(runs == 8)
+    }
 }

@@ -89,4 +89,60 @@ import Testing
             #expect(!echoes, "violation \(violation.code) echoes input")
         }
     }
+
+    // MARK: - Confirmation (the sign-up form's "passwords must match")
+
+    @Test func matchingConfirmationAddsNothing() {
+        let result = validator.validate("correct horse battery", confirmation: "correct horse battery")
+        let codes = result.codes
+        #expect(codes == [], "same password twice")
+    }
+
+    @Test func mismatchIsPW108WithTheAppsMessage() {
+        let result = validator.validate("correct horse battery", confirmation: "correct horse batterz")
+        let codes = result.codes
+        let message = result.violations.last?.message
+        let rule = result.violations.last?.rule
+        let parameters = result.violations.last?.parameters
+        #expect(codes == ["PW108"], "one character differs")
+        #expect(message == "Passwords do not match.")
+        #expect(rule == "password.confirmation")
+        #expect(parameters == [:], "no parameter can carry either value")
+    }
+
+    @Test func mismatchComesAfterThePacksViolations() {
+        let codes = validator.validate("abc", context: PasswordContext(username: "abc"), confirmation: "abd").codes
+        #expect(codes == ["PW102", "PW105", "PW108"], "short, contains the username, and not confirmed")
+    }
+
+    @Test func confirmationComparesNFKCFormsExactly() {
+        let ligature = validator.validate("o\u{FB03}ce-party-2026", confirmation: "office-party-2026").codes
+        #expect(ligature == [], "U+FB03 and ffi are one password after NFKC")
+        let composed = validator.validate("caf\u{E9}-au-lait-99", confirmation: "cafe\u{301}-au-lait-99").codes
+        #expect(composed == [], "precomposed and combining forms are one password")
+        let caseOnly = validator.validate("Correct horse battery", confirmation: "correct horse battery").codes
+        #expect(caseOnly == ["PW108"], "case matters")
+        let padded = validator.validate("correct horse battery", confirmation: "correct horse battery ").codes
+        #expect(padded == ["PW108"], "a trailing space matters")
+        let empty = validator.validate("correct horse battery", confirmation: "").codes
+        #expect(empty == ["PW108"], "an empty confirmation")
+    }
+
+    @Test func confirmationFromUTF8Bytes() {
+        let codes = Array("correct horse battery".utf8).withUnsafeBytes {
+            validator.validate(utf8: $0, context: .none, confirmation: "correct horse batter").codes
+        }
+        #expect(codes == ["PW108"], "byte entry point")
+    }
+
+    @Test func nothingInTheResultEchoesEitherValue() {
+        let result = validator.validate("Secret-Value-1234", confirmation: "Typo-Value-5678")
+        let normalized = result.normalized
+        #expect(normalized == nil)
+        for violation in result.violations {
+            let text = violation.message + violation.rule + violation.parameters.keys.joined() + violation.parameters.values.joined()
+            let echoes = text.contains("Secret") || text.contains("Typo") || text.contains("1234") || text.contains("5678")
+            #expect(!echoes, "violation \(violation.code) echoes input")
+        }
+    }
 }

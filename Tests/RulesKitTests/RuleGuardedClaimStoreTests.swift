@@ -37,6 +37,15 @@ struct RuleGuardedClaimStoreTests {
         #expect(try await base.owner(of: "carol")?.owner == "u1")
     }
 
+    @Test func theAppRulesRefuseAWriteOverAHeldClaim() async throws {
+        let (store, base) = try guarded(Self.appRules())
+        #expect(try await store.claim("Carol.K", by: "u1").claimed)
+        // `CAROL.K` has the key `carol.k`: the write lands on u1's claim, an update, never allowed.
+        #expect(try await store.claim("CAROL.K", by: "u2").problems.map(\.code) == ["AV1007"])
+        #expect(try await store.claim("carol.k", by: "u1").problems.map(\.code) == ["AV1007"])
+        #expect(try await base.owner(of: "carol.k")?.owner == "u1")
+    }
+
     @Test func aDenyingRuleStopsTheWriteBeforeTheStore() async throws {
         let rules = """
             rules_version = '2';

@@ -50,13 +50,47 @@ struct AppRulesTests {
 
     @Test("display-name create rule agrees", arguments: displayNames)
     func displayNameCreate(_ name: DisplayNameCase) throws {
-        let program = try #require(AppCase.programs[RepoPaths.path("rules/firestore.rules")])
-        let request = RulesRequest(
-            service: .firestore, path: "/databases/(default)/documents/displayNames/" + name.name, method: .create,
-            auth: Auth(uid: "alice"), requestResource: .map(["userId": .string("alice")]))
-        let decision = program.evaluate(request, lookup: EmptyDatabase())
+        let decision = try Self.claimCreate(name.name)
+        let source = try Self.firestoreProgram().source
         #expect(decision.allowed == name.valid,
-                "\(name.why): expected \(name.valid ? "allow" : "deny")\n\(decision.explanation(in: program.source))")
+                "\(name.why): expected \(name.valid ? "allow" : "deny")\n\(decision.explanation(in: source))")
+    }
+
+    static let conformanceCases: [DisplayNameCase] = DisplayNameCase.loadConformance(RepoPaths.path("corpus/conformance/display-name.json"))
+
+    @Test("the display-name conformance corpus has at least 150 cases")
+    func conformanceSize() {
+        #expect(Self.conformanceCases.count >= 150)
+    }
+
+    /// `corpus/conformance/display-name.json` holds the display-name validator's exact codes for
+    /// every boundary (run by FieldValidationTests); a case with no codes is a valid name, which
+    /// the claim create rule must allow, and every other case it must deny.
+    @Test("the claim create rule agrees with the display-name validator on every conformance case", arguments: conformanceCases)
+    func conformanceCreate(_ name: DisplayNameCase) throws {
+        let decision = try Self.claimCreate(name.name)
+        let source = try Self.firestoreProgram().source
+        #expect(decision.allowed == name.valid,
+                "\(name.why): expected \(name.valid ? "allow" : "deny")\n\(decision.explanation(in: source))")
+    }
+
+    static func firestoreProgram() throws -> Program {
+        try #require(AppCase.programs[RepoPaths.path("rules/firestore.rules")])
+    }
+
+    /// The claim the app's client writes for `name` on sign-up: the document id is the canonical
+    /// key (ASCII lowercase), the fields `userId`, `displayName` (as typed) and `createdAt`
+    /// (a server timestamp, so the request time).
+    static func claimCreate(_ name: String) throws -> Decision {
+        let program = try firestoreProgram()
+        let time = Timestamp(seconds: 1_767_607_200)
+        let key = String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let request = RulesRequest(
+            service: .firestore, path: "/databases/(default)/documents/displayNames/" + key, method: .create,
+            auth: Auth(uid: "alice"),
+            requestResource: .map(["userId": .string("alice"), "displayName": .string(name), "createdAt": .timestamp(time)]),
+            time: time)
+        return program.evaluate(request, lookup: EmptyDatabase())
     }
 
     static let reservedListPath = RepoPaths.path("rules/lists/reserved-names.txt")
@@ -69,15 +103,15 @@ struct AppRulesTests {
         let names = try String(contentsOfFile: listPath, encoding: .utf8)
             .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        let program = try RulesTestRunner.compile(rulesPath: RepoPaths.path("rules/firestore.rules"))
+        #expect(names.count >= 50)
+        var checked = 0
         for name in names {
-            let request = RulesRequest(
-                service: .firestore, path: "/databases/(default)/documents/displayNames/" + name, method: .create,
-                auth: Auth(uid: "alice"), requestResource: .map(["userId": .string("alice")]))
-            let decision = program.evaluate(request, lookup: EmptyDatabase())
+            let decision = try Self.claimCreate(name)
             let wellFormed = name.count >= 3 && name.count <= 30
             #expect(!decision.allowed || !wellFormed, "reserved name `\(name)` is accepted by the create rule")
+            if wellFormed { checked += 1 }
         }
+        #expect(checked >= 50, "only \(checked) reserved names were long enough to check")
     }
 }
 
@@ -124,6 +158,26 @@ struct DisplayNameCase: Sendable, CustomTestStringConvertible {
     let valid: Bool
     let why: String
     var testDescription: String { "\(valid ? "valid" : "invalid"): \(why)" }
+
+    /// The cases of a conformance file (`{"sections": [{"name", "cases": [{"name", "input", "codes"}]}]}`);
+    /// a file that does not load becomes one failing case.
+    static func loadConformance(_ path: String) -> [DisplayNameCase] {
+        guard let data = FileManager.default.contents(atPath: path),
+              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let sections = root["sections"] as? [[String: Any]] else {
+            return [DisplayNameCase(name: "", valid: true, why: "\(path) does not load")]
+        }
+        return sections.flatMap { section -> [DisplayNameCase] in
+            let sectionName = section["name"] as? String ?? "?"
+            return (section["cases"] as? [[String: Any]] ?? []).map { item in
+                guard let input = item["input"] as? String, let codes = item["codes"] as? [String] else {
+                    return DisplayNameCase(name: "", valid: true, why: "malformed case \(sectionName)/\(item["name"] ?? "?")")
+                }
+                let label = "\(sectionName)/\(item["name"] as? String ?? "?")"
+                return DisplayNameCase(name: input, valid: codes.isEmpty, why: codes.isEmpty ? label : "\(label) \(codes)")
+            }
+        }
+    }
 
     static func load(_ path: String) -> [DisplayNameCase] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }

@@ -60,6 +60,39 @@ public struct PasswordValidator: Sendable {
     public func validate(utf8 bytes: UnsafeRawBufferPointer, context: PasswordContext = .none) -> ValidationResult {
         validate(String(decoding: bytes, as: UTF8.self), context: context)
     }
+
+    // MARK: - Confirmation
+
+    /// The violation of a sign-up form whose two password fields differ (the app's rule
+    /// "passwords must match"). `PW108`; the message names neither value.
+    public static let confirmationMismatch = Violation(
+        code: "PW108", rule: "password.confirmation", message: "Passwords do not match.")
+
+    /// Validates a password and its confirmation, the same password typed a second time.
+    ///
+    /// The two match when their NFKC forms are equal: the form the length rule counts, so two
+    /// spellings that normalize alike (`ﬁ` and `fi`) are one password, as NIST SP 800-63B
+    /// section 3.1.1.2 has verifiers normalize before hashing. A mismatch adds
+    /// ``confirmationMismatch`` after the pack's violations; the pack's rules apply to
+    /// `password` only. Neither value appears in the result.
+    ///
+    /// - Parameters:
+    ///   - password: the password as typed; it is never stored or echoed.
+    ///   - context: values the password must not contain.
+    ///   - confirmation: the password as typed a second time; never stored or echoed.
+    /// - Returns: every violation in pack order, then `PW108` when the two differ; `normalized`
+    ///   is always nil.
+    public func validate(_ password: String, context: PasswordContext = .none, confirmation: String) -> ValidationResult {
+        var result = validate(password, context: context)
+        if Keys.nfkc(password) != Keys.nfkc(confirmation) { result.violations.append(Self.confirmationMismatch) }
+        return result
+    }
+
+    /// ``validate(_:context:confirmation:)`` for a password given as UTF-8 bytes (valid UTF-8,
+    /// checked by the caller).
+    public func validate(utf8 bytes: UnsafeRawBufferPointer, context: PasswordContext = .none, confirmation: String) -> ValidationResult {
+        validate(String(decoding: bytes, as: UTF8.self), context: context, confirmation: confirmation)
+    }
 }
 
 /// The context checks: a context value (NFKC + lowercased, ≥ 3 code points) inside the
