@@ -190,9 +190,9 @@ struct ReadOnly {
         self.path = path
         immutable = geteuid() == 0
         if immutable {
-            let status = try Self.run("/usr/bin/env", ["chattr", "+i", path])
+            let (status, errors) = try Subprocess.run(["chattr", "+i", path])
             if status != 0 {
-                throw CheckFailure("running as root, `chattr +i \(path)` failed (exit \(status)); the read-only tests need a file system with immutable files (ext4, xfs, btrfs, overlayfs on those)")
+                throw CheckFailure("running as root, `chattr +i \(path)` failed (exit \(status): \(errors)); the read-only tests need a file system with immutable files (ext4, xfs, btrfs, overlayfs on those)")
             }
         } else {
             var info = stat()
@@ -204,19 +204,9 @@ struct ReadOnly {
 
     func undo() {
         if immutable {
-            _ = try? Self.run("/usr/bin/env", ["chattr", "-i", path])
+            _ = try? Subprocess.run(["chattr", "-i", path])
         } else {
             chmod(path, 0o755)
         }
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
