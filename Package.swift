@@ -124,12 +124,16 @@ let package = Package(
         ]),
         .testTarget(name: "SQLiteClaimsTests", dependencies: [
             "SQLiteClaims", "Availability", "ClaimStoreTesting",
+            // The fault tests hold the write lock from a connection of their own.
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "RulesKitTests", dependencies: [
             "RulesKit", "Availability", "ClaimStoreTesting",
         ]),
         .testTarget(name: "PostgresClaimsTests", dependencies: [
             "PostgresClaims", "Availability", "ClaimStoreTesting",
+            // The fault tests hold locks and make deadlocks from a connection of their own.
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ]
 )

@@ -2,8 +2,9 @@
 ///
 /// Codes are stable: `AV1001` invalid name, `AV1002` reserved (for both, the policy's violations
 /// follow as their own problems, with their `DN…` codes), `AV1003` taken, `AV1004` not claimed,
-/// `AV1005` held by another user, `AV1006` the user already holds another name. Messages are
-/// end-user sentences.
+/// `AV1005` held by another user, `AV1006` the user already holds another name; in a batch,
+/// a store fault's own code (``fault(_:)``, `AV30xx`) and `AV3016` for a record not attempted.
+/// Messages are end-user sentences that say "username", as the app does.
 public struct ClaimProblem: Sendable, Hashable, Codable {
     /// Stable code (`AV1003`, or a policy's `DN…` code).
     public var code: String
@@ -16,35 +17,53 @@ public struct ClaimProblem: Sendable, Hashable, Codable {
         self.message = message
     }
 
-    /// The name breaks the display-name rules; `violations` say how.
+    /// The name breaks the username rules; `violations` say how.
     public static func invalid(_ name: String, _ violations: [NameViolation]) -> [ClaimProblem] {
-        [ClaimProblem(code: "AV1001", message: "The display name “\(name)” is not valid.")]
+        [ClaimProblem(code: "AV1001", message: "The username “\(name)” is not valid.")]
             + violations.map { ClaimProblem(code: $0.code, message: $0.message) }
     }
 
     /// The name is reserved.
     public static func reserved(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1002", message: "The display name “\(name)” is reserved and cannot be claimed.")
+        ClaimProblem(code: "AV1002", message: "The username “\(name)” is reserved and cannot be claimed.")
     }
 
-    /// Someone else holds the name.
+    /// Someone else holds the name. Worded as the app shows it.
     public static func taken(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1003", message: "The display name “\(name)” is already taken.")
+        ClaimProblem(code: "AV1003", message: "This username is already taken. Please choose another.")
     }
 
     /// Nobody holds the name, so there is nothing to release or rename.
     public static func notClaimed(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1004", message: "The display name “\(name)” is not claimed by anyone.")
+        ClaimProblem(code: "AV1004", message: "The username “\(name)” is not claimed by anyone.")
     }
 
     /// Another user holds the name.
     public static func notOwner(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1005", message: "The display name “\(name)” belongs to another user.")
+        ClaimProblem(code: "AV1005", message: "The username “\(name)” belongs to another user.")
     }
 
     /// The user already holds a name; they should rename instead.
     public static func alreadyHolds(_ held: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1006", message: "You already have the display name “\(held)”; rename it instead of claiming a second one.")
+        ClaimProblem(code: "AV1006", message: "You already have the username “\(held)”; rename it instead of claiming a second one.")
+    }
+
+    /// The store could not decide this request: the fault's code and what to do. The request
+    /// may not have been carried out (for a lost connection its outcome is unknown).
+    public static func fault(_ error: ClaimStoreError) -> ClaimProblem {
+        ClaimProblem(code: error.code, message: error.help)
+    }
+
+    /// A batch record that was never sent to the store, because the store failed at an earlier
+    /// record or could not be opened at all.
+    ///
+    /// - Parameters:
+    ///   - record: The 1-based number of the record the store failed at; nil when it could not
+    ///     be opened.
+    ///   - error: The fault.
+    public static func notAttempted(stoppedAt record: Int?, by error: ClaimStoreError) -> ClaimProblem {
+        let cause = record.map { "the store failed at record \($0)" } ?? "the store could not be opened"
+        return ClaimProblem(code: "AV3016", message: "This record was not attempted because \(cause) (\(error.code)); run the batch again once that is fixed.")
     }
 }
 
@@ -105,6 +124,22 @@ public enum ClaimVerdict {
     public static func notHeld(name: String, key: String, holder: Claim?) -> ClaimOutcome {
         ClaimOutcome(name: name, key: key, claimed: false, owner: holder?.owner,
                      problems: [holder == nil ? .notClaimed(name) : .notOwner(name)])
+    }
+
+    /// The outcome of a rename that found `user` does not hold the old name. When the user
+    /// already holds the new one, the rename has already happened (a repeated request, or a
+    /// re-run after a crash) and it succeeds again; otherwise it is refused as ``notHeld``.
+    ///
+    /// - Parameters:
+    ///   - old: The old name as given; `oldKey` its key; `oldHolder` who holds it, if anyone.
+    ///   - newHolder: Who holds the new name's key, if anyone.
+    ///   - user: The user asking.
+    public static func renameWithoutOld(old: String, oldKey: String, oldHolder: Claim?,
+                                        newHolder: Claim?, user: String) -> ClaimOutcome {
+        if let newHolder, newHolder.owner == user {
+            return ClaimOutcome(name: newHolder.name, key: newHolder.key, claimed: true, owner: user)
+        }
+        return notHeld(name: old, key: oldKey, holder: oldHolder)
     }
 
     /// The answer to an availability question once the policy has passed the name.

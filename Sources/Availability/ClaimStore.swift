@@ -88,7 +88,8 @@ public protocol ClaimStore: Sendable {
     /// - Throws: ``ClaimStoreError`` when the store cannot answer.
     func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String]
 
-    /// Claims `name` for `user`, atomically. Claiming a name one already holds succeeds again.
+    /// Claims `name` for `user`, atomically. Claiming a name one already holds succeeds again
+    /// (`claimed` true, the held display form), so a repeated or re-run claim is never "taken".
     ///
     /// - Returns: Claimed, or refused (`AV1001` invalid, `AV1002` reserved, `AV1003` taken,
     ///   `AV1006` the user already holds another name).
@@ -102,7 +103,8 @@ public protocol ClaimStore: Sendable {
     func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome
 
     /// Releases `old` and claims `new` for `user` in one atomic step: afterwards the user holds
-    /// exactly one of them.
+    /// exactly one of them. When the user already holds `new` and not `old`, the rename has
+    /// already happened and succeeds again (idempotent, like ``claim(_:by:)``).
     ///
     /// - Returns: Renamed, or refused (any claim or release refusal); on refusal nothing changed.
     /// - Throws: ``ClaimStoreError`` when the store cannot decide.

@@ -58,7 +58,8 @@ public actor MemoryClaimStore: ClaimStore {
             return outcome
         case .claimable(let name, let key):
             guard let held = claimsByKey[oldKey], held.owner == user else {
-                return ClaimVerdict.notHeld(name: old, key: oldKey, holder: claimsByKey[oldKey])
+                return ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: claimsByKey[oldKey],
+                                                     newHolder: claimsByKey[key], user: user)
             }
             if let holder = claimsByKey[key], holder.owner != user {
                 return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])

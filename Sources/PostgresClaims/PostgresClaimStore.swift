@@ -7,7 +7,16 @@ import PostgresNIO
 /// Unique indexes on the canonical key and on the owner make PostgreSQL itself refuse a second
 /// holder; claims are `INSERT … ON CONFLICT DO NOTHING`; releases and renames run in
 /// transactions. Connections come from a pool (`PostgresClient`). The schema is created or
-/// migrated on first use, under an advisory lock so that many servers can start at once.
+/// migrated on first use over a connection of its own (so a refused login or a missing database
+/// is reported as such), under an advisory lock so that many servers can start at once.
+///
+/// Faults have their own codes (``ClaimStoreError/Reason``): a refused login (`AV3012`), an
+/// unknown database (`AV3013`), the statement timeout (`AV3011`), serialization failures and
+/// deadlocks that outlast ``transactionAttempts`` (`AV3010`; each attempt is rolled back, so a
+/// retry is safe), a connection lost mid-request (`AV3014`; its outcome is unknown, and since
+/// claims and renames are idempotent, running it again is safe), no answer within
+/// ``operationTimeout`` (`AV3001`), and use after ``shutdown()`` (`AV3015`). Once the server is
+/// back the pool opens new connections by itself: the same store goes on working.
 ///
 /// Call ``shutdown()`` when done (it stops the pool).
 public final class PostgresClaimStore: ClaimStore {
@@ -18,10 +27,20 @@ public final class PostgresClaimStore: ClaimStore {
     public let schema: String
     /// Longest wait for the first connection and migration before the store counts as unreachable.
     public let connectTimeout: Duration
+    /// Longest wait for one operation (a connection from the pool and its statements) before it
+    /// fails with `AV3001`.
+    public let operationTimeout: Duration
+    /// The server-side `statement_timeout` of the store's connections (nil: the server's
+    /// setting). A statement cancelled by it fails with `AV3011`.
+    public let statementTimeout: Duration?
+    /// How many times a claim, release or rename is tried when PostgreSQL aborts it with a
+    /// serialization failure or a deadlock (at least 1).
+    public let transactionAttempts: Int
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let migration: Once
     private let logger: Logger
+    private let closed = ShutdownFlag()
 
     /// Creates a store; nothing is contacted until the first operation.
     ///
@@ -30,18 +49,25 @@ public final class PostgresClaimStore: ClaimStore {
     ///   - policy: The display-name rules names are checked against.
     ///   - maxConnections: Size of the connection pool.
     ///   - connectTimeout: Longest wait for the first connection and migration.
+    ///   - operationTimeout: Longest wait for one operation (default 30 s).
+    ///   - statementTimeout: The connections' `statement_timeout` (default 10 s; nil keeps the server's).
+    ///   - transactionAttempts: Tries per request on serialization failures and deadlocks (default 5).
     public init(location: PostgresLocation, policy: any DisplayNamePolicy,
-                maxConnections: Int = 8, connectTimeout: Duration = .seconds(10)) {
+                maxConnections: Int = 8, connectTimeout: Duration = .seconds(10),
+                operationTimeout: Duration = .seconds(30), statementTimeout: Duration? = .seconds(10),
+                transactionAttempts: Int = 5) {
         let tls: PostgresClient.Configuration.TLS = switch location.tls {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
         case .require: .require(.makeClientConfiguration())
         }
+        let startup = statementTimeout.map { [("statement_timeout", "\(Self.milliseconds($0))")] } ?? []
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: tls)
         configuration.options.maximumConnections = max(1, maxConnections)
         configuration.options.connectTimeout = connectTimeout
+        configuration.options.additionalStartupParameters = startup
         var logger = Logger(label: "RulesKit.claims.postgres")
         logger.logLevel = .critical
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -51,6 +77,9 @@ public final class PostgresClaimStore: ClaimStore {
         self.location = location
         self.schema = location.schema
         self.connectTimeout = connectTimeout
+        self.operationTimeout = operationTimeout
+        self.statementTimeout = statementTimeout
+        self.transactionAttempts = max(1, transactionAttempts)
         self.migration = Once()
         self.logger = logger
     }
@@ -59,20 +88,28 @@ public final class PostgresClaimStore: ClaimStore {
         runner.cancel()
     }
 
-    /// Stops the connection pool. Operations after this fail as unreachable.
+    /// Stops the connection pool. Operations after this fail with `AV3015`.
     public func shutdown() {
+        closed.set()
         runner.cancel()
     }
 
     private var table: String { "\"\(schema)\".display_names" }
 
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+    }
+
     // MARK: - Schema
 
     /// Creates or migrates the schema if this store has not done so yet. Called by every operation.
     ///
-    /// - Throws: ``ClaimStoreError`` `.unreachable` when the database cannot be reached within
-    ///   ``connectTimeout``.
+    /// - Throws: ``ClaimStoreError``: `AV3001` when the database cannot be reached within
+    ///   ``connectTimeout``, `AV3012` when it refuses the login, `AV3013` when the database does
+    ///   not exist, `AV3015` after ``shutdown()``.
     public func prepare() async throws(ClaimStoreError) {
+        try checkOpen()
         if await migration.isDone { return }
         let outcome = await withDeadline(connectTimeout, clock: ContinuousClock()) { () async throws(ClaimStoreError) in
             try await self.migration.run { () async throws(ClaimStoreError) in try await self.migrate() }
@@ -85,6 +122,10 @@ public final class PostgresClaimStore: ClaimStore {
         }
     }
 
+    private func checkOpen() throws(ClaimStoreError) {
+        if closed.isSet { throw ClaimStoreError(.shutDown, "postgres `\(location)`: the store was shut down") }
+    }
+
     /// The schema, one migration per version. Never edit a shipped migration; add one.
     private var migrations: [(version: Int, statements: [String])] {
         [(1, [
@@ -94,29 +135,54 @@ public final class PostgresClaimStore: ClaimStore {
         ])]
     }
 
+    /// Migrates over a connection of its own: the pool hides why a connection could not be
+    /// made, a direct connection reports it (refused login, unknown database).
     private func migrate() async throws(ClaimStoreError) {
-        try await rawTransaction { connection in
-            let logger = self.logger
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rulekit.claims'))", logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(self.schema)\""), logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                CREATE TABLE IF NOT EXISTS "\(self.schema)".rulekit_migrations (
-                    version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-                """), logger: logger)
-            let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \"\(self.schema)\".rulekit_migrations"), logger: logger)
-            var current = 0
-            for try await version in rows.decode(Int.self) { current = version }
-            for migration in self.migrations where migration.version > current {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query(
-                    "INSERT INTO \(unescaped: "\"\(self.schema)\"").rulekit_migrations (version) VALUES (\(migration.version))",
-                    logger: logger)
+        let connection: PostgresConnection
+        do {
+            let tls: PostgresConnection.Configuration.TLS = switch location.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
-            return ()
+            var configuration = PostgresConnection.Configuration(
+                host: location.host, port: location.port, username: location.username,
+                password: location.password, database: location.database, tls: tls)
+            configuration.options.connectTimeout = .milliseconds(Self.milliseconds(connectTimeout))
+            configuration.options.additionalStartupParameters =
+                statementTimeout.map { [("statement_timeout", "\(Self.milliseconds($0))")] } ?? []
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        } catch {
+            throw storeError(error, connecting: true)
         }
+        do {
+            try await inTransaction(connection) { connection in
+                let logger = self.logger
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rulekit.claims'))", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(self.schema)\""), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE IF NOT EXISTS "\(self.schema)".rulekit_migrations (
+                        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                    """), logger: logger)
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \"\(self.schema)\".rulekit_migrations"), logger: logger)
+                var current = 0
+                for try await version in rows.decode(Int.self) { current = version }
+                for migration in self.migrations where migration.version > current {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO \(unescaped: "\"\(self.schema)\"").rulekit_migrations (version) VALUES (\(migration.version))",
+                        logger: logger)
+                }
+                return ()
+            }
+        } catch {
+            try? await connection.close()
+            throw storeError(error)
+        }
+        try? await connection.close()
     }
 
     // MARK: - ClaimStore
@@ -152,16 +218,18 @@ public final class PostgresClaimStore: ClaimStore {
             // A conflicting row can vanish between the INSERT and the SELECT (a concurrent
             // release); then nothing explains the conflict and the claim is simply tried again.
             for _ in 1...3 {
-                let outcome = try await connection { connection -> ClaimOutcome? in
-                    let inserted = try await connection.query(
-                        "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
-                        logger: self.logger)
-                    for try await _ in inserted.decode(String.self) {
-                        return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                let outcome = try await retryingConflicts { () async throws(ClaimStoreError) in
+                    try await self.connection { connection -> ClaimOutcome? in
+                        let inserted = try await connection.query(
+                            "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
+                            logger: self.logger)
+                        for try await _ in inserted.decode(String.self) {
+                            return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                        }
+                        return ClaimVerdict.afterConflict(name: name, key: key, user: user,
+                                                          holderOfKey: try await self.holder(ofKey: key, connection),
+                                                          heldByUser: try await self.claim(heldBy: user, connection))
                     }
-                    return ClaimVerdict.afterConflict(name: name, key: key, user: user,
-                                                      holderOfKey: try await self.holder(ofKey: key, connection),
-                                                      heldByUser: try await self.claim(heldBy: user, connection))
                 }
                 if let outcome { return outcome }
             }
@@ -171,13 +239,15 @@ public final class PostgresClaimStore: ClaimStore {
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
-        return try await connection { connection in
-            let deleted = try await connection.query(
-                "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
-            for try await heldName in deleted.decode(String.self) {
-                return ClaimOutcome(name: heldName, key: key, claimed: false, owner: nil)
+        return try await retryingConflicts { () async throws(ClaimStoreError) in
+            try await self.connection { connection in
+                let deleted = try await connection.query(
+                    "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
+                for try await heldName in deleted.decode(String.self) {
+                    return ClaimOutcome(name: heldName, key: key, claimed: false, owner: nil)
+                }
+                return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
             }
-            return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
         }
     }
 
@@ -187,23 +257,26 @@ public final class PostgresClaimStore: ClaimStore {
         case .refused(let outcome):
             return outcome
         case .claimable(let name, let key):
-            return try await transaction { connection in
-                let deleted = try await connection.query(
-                    "DELETE FROM \(unescaped: self.table) WHERE key = \(oldKey) AND owner = \(user) RETURNING key", logger: self.logger)
-                var released = false
-                for try await _ in deleted.decode(String.self) { released = true }
-                guard released else {
-                    throw Refusal(outcome: ClaimVerdict.notHeld(
-                        name: old, key: oldKey, holder: try await self.holder(ofKey: oldKey, connection)))
+            return try await retryingConflicts { () async throws(ClaimStoreError) in
+                try await self.transaction { connection in
+                    let deleted = try await connection.query(
+                        "DELETE FROM \(unescaped: self.table) WHERE key = \(oldKey) AND owner = \(user) RETURNING key", logger: self.logger)
+                    var released = false
+                    for try await _ in deleted.decode(String.self) { released = true }
+                    guard released else {
+                        throw EarlyOutcome(outcome: ClaimVerdict.renameWithoutOld(
+                            old: old, oldKey: oldKey, oldHolder: try await self.holder(ofKey: oldKey, connection),
+                            newHolder: try await self.holder(ofKey: key, connection), user: user))
+                    }
+                    let inserted = try await connection.query(
+                        "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
+                        logger: self.logger)
+                    for try await _ in inserted.decode(String.self) {
+                        return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                    }
+                    let holder = try await self.holder(ofKey: key, connection)
+                    throw EarlyOutcome(outcome: ClaimOutcome(name: name, key: key, claimed: false, owner: holder?.owner, problems: [.taken(name)]))
                 }
-                let inserted = try await connection.query(
-                    "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
-                    logger: self.logger)
-                for try await _ in inserted.decode(String.self) {
-                    return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
-                }
-                let holder = try await self.holder(ofKey: key, connection)
-                throw Refusal(outcome: ClaimOutcome(name: name, key: key, claimed: false, owner: holder?.owner, problems: [.taken(name)]))
             }
         }
     }
@@ -229,8 +302,9 @@ public final class PostgresClaimStore: ClaimStore {
 
     // MARK: - SQL helpers
 
-    /// A refusal found inside a transaction: thrown to roll it back, then returned as the outcome.
-    private struct Refusal: Error {
+    /// An outcome decided inside a transaction before its end (a refusal, or a rename found
+    /// already done): thrown to roll the transaction back, then returned.
+    private struct EarlyOutcome: Error {
         var outcome: ClaimOutcome
     }
 
@@ -250,61 +324,123 @@ public final class PostgresClaimStore: ClaimStore {
         return found
     }
 
-    /// Runs `body` on a pooled connection after making sure the schema exists.
+    /// Runs `body` again when PostgreSQL aborted it with a serialization failure or deadlock, up
+    /// to ``transactionAttempts`` times in all. Safe because an aborted statement or transaction
+    /// changed nothing.
+    private func retryingConflicts<T: Sendable>(_ body: () async throws(ClaimStoreError) -> T) async throws(ClaimStoreError) -> T {
+        var attempt = 1
+        while true {
+            do throws(ClaimStoreError) {
+                return try await body()
+            } catch where error.reason == .serializationFailure && attempt < transactionAttempts {
+                // A short, growing pause lets the transaction that won finish first.
+                try? await Task.sleep(for: .milliseconds(5 * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection after making sure the schema exists, within
+    /// ``operationTimeout``.
     private func connection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(ClaimStoreError) -> T {
         try await prepare()
-        do {
-            return try await client.withConnection { connection in try await body(connection) }
-        } catch {
-            throw storeError(error)
-        }
-    }
-
-    /// Runs `body` in a transaction (no migration check): committed when it returns, rolled back when it throws. A
-    /// thrown ``Refusal`` is rolled back and returned as the outcome.
-    private func rawTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(ClaimStoreError) -> T {
-        do {
-            return try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: self.logger)
-                do {
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return value
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
-                    throw error
-                }
+        let outcome = await withDeadline(operationTimeout, clock: ContinuousClock()) { () async throws(ClaimStoreError) -> T in
+            do {
+                return try await self.client.withConnection { connection in try await body(connection) }
+            } catch {
+                throw self.storeError(error)
             }
-        } catch let refusal as Refusal {
-            if let outcome = refusal.outcome as? T { return outcome }
-            throw ClaimStoreError(.failed, "postgres `\(location)`: internal refusal of an unexpected type; please report it")
-        } catch {
-            throw storeError(error)
+        }
+        switch outcome {
+        case .value(let value): return value
+        case .error(let error): throw error
+        case .timedOut: throw ClaimStoreError(.unreachable, "postgres `\(location)`: no answer within \(operationTimeout)")
+        case .cancelled: throw ClaimStoreError(.transient, "postgres `\(location)`: cancelled")
         }
     }
 
-    /// Runs `body` in a transaction after making sure the schema exists.
-    private func transaction(_ body: @escaping @Sendable (PostgresConnection) async throws -> ClaimOutcome) async throws(ClaimStoreError) -> ClaimOutcome {
-        try await prepare()
-        return try await rawTransaction(body)
+    /// Runs `body` between `BEGIN` and `COMMIT` on `connection`; rolls back when it throws.
+    private func inTransaction<T: Sendable>(_ connection: PostgresConnection,
+                                            _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            let value = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
     }
 
-    /// Maps a postgres-nio error to the store's error kinds. Never includes the password.
-    private func storeError(_ error: any Error) -> ClaimStoreError {
+    /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
+    /// back when it throws. A thrown ``EarlyOutcome`` is rolled back and returned.
+    private func transaction(_ body: @escaping @Sendable (PostgresConnection) async throws -> ClaimOutcome) async throws(ClaimStoreError) -> ClaimOutcome {
+        let result = try await connection { connection -> EarlyResult in
+            do {
+                return .done(try await self.inTransaction(connection, body))
+            } catch let early as EarlyOutcome {
+                return .early(early.outcome)
+            }
+        }
+        switch result {
+        case .done(let outcome), .early(let outcome): return outcome
+        }
+    }
+
+    private enum EarlyResult: Sendable {
+        case done(ClaimOutcome)
+        case early(ClaimOutcome)
+    }
+
+    /// Maps a postgres-nio error to the store's fault reasons. Never includes the password.
+    ///
+    /// - Parameter connecting: True while opening a connection (nothing was sent yet, so a
+    ///   connection error means unreachable rather than lost mid-request).
+    private func storeError(_ error: any Error, connecting: Bool = false) -> ClaimStoreError {
         if let error = error as? ClaimStoreError { return error }
+        let prefix = "postgres `\(location)`"
+        if closed.isSet { return ClaimStoreError(.shutDown, "\(prefix): the store was shut down") }
+        if error is CancellationError { return ClaimStoreError(.transient, "\(prefix): cancelled") }
         guard let error = error as? PSQLError else {
-            return ClaimStoreError(.failed, "postgres `\(location)`: \(type(of: error))")
+            return ClaimStoreError(.unreachable, "\(prefix): \(type(of: error)) \(String(describing: error).prefix(120))")
         }
         let state = error.serverInfo?[.sqlState] ?? ""
         let message = error.serverInfo?[.message] ?? "\(error.code)"
-        let detail = "postgres `\(location)`: \(message)"
+        let detail = "\(prefix): \(message)"
         switch error.code {
-        case .server where ["40001", "40P01", "55P03", "57014"].contains(state): return ClaimStoreError(.transient, detail)
-        case .server where state.hasPrefix("08") || state.hasPrefix("28") || state == "3D000": return ClaimStoreError(.unreachable, detail)
-        case .server: return ClaimStoreError(.failed, detail)
-        default: return ClaimStoreError(.unreachable, detail)
+        case .server:
+            switch state {
+            case "40001", "40P01": return ClaimStoreError(.serializationFailure, detail)
+            case "57014": return ClaimStoreError(.statementTimeout, detail)
+            case "55P03": return ClaimStoreError(.transient, detail)
+            case "28P01", "28000": return ClaimStoreError(.authenticationFailed, detail)
+            case "3D000": return ClaimStoreError(.unknownDatabase, detail)
+            case "53100": return ClaimStoreError(.storageFull, detail)
+            case "25006": return ClaimStoreError(.readOnly, detail)
+            case "57P01", "57P02", "57P03":
+                return ClaimStoreError(connecting ? .unreachable : .connectionLost, detail)
+            case _ where state.hasPrefix("08"): return ClaimStoreError(connecting ? .unreachable : .connectionLost, detail)
+            default: return ClaimStoreError(.failed, detail)
+            }
+        case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .connectionError:
+            return ClaimStoreError(connecting ? .unreachable : .connectionLost, detail)
+        default:
+            return ClaimStoreError(connecting ? .unreachable : .failed, detail)
         }
     }
+}
+
+/// Set once, by ``PostgresClaimStore/shutdown()``; read by every operation.
+final class ShutdownFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    /// True once ``set()`` was called.
+    var isSet: Bool { lock.withLock { value } }
+
+    /// Marks the store shut down.
+    func set() { lock.withLock { value = true } }
 }
 
 /// Runs an async operation once; concurrent and later callers share its success, and a failure

@@ -15,9 +15,10 @@ import RulesPatterns
 /// denial is refused with `AV1007` and nothing is written; the base store's atomic claim stays
 /// the authority on uniqueness. Reads (availability, owner) pass straight through.
 ///
-/// Unlike a bare store, claiming a name one already holds is refused here: when a claim
-/// document exists for the key, the write is an `update`, as Firestore sees a `set()` on an
-/// existing document, and the app's rules allow no update of a claim.
+/// Claiming a name one already holds writes nothing, so it is not a request to the rules: it
+/// succeeds as in the base store (claims are idempotent). A claim over someone else's claim is
+/// evaluated as the `update` Firestore would see for a `set()` on an existing document, which
+/// the app's rules never allow.
 public struct RuleGuardedClaimStore: ClaimStore {
     /// The store that holds the claims.
     public let base: any ClaimStore
@@ -45,7 +46,7 @@ public struct RuleGuardedClaimStore: ClaimStore {
 
     /// The refusal for a request the rules deny.
     public static func denied(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1007", message: "The security rules do not allow this change to the display name “\(name)”.")
+        ClaimProblem(code: "AV1007", message: "The security rules do not allow this change to the username “\(name)”.")
     }
 
     // MARK: - ClaimStore
@@ -63,7 +64,8 @@ public struct RuleGuardedClaimStore: ClaimStore {
     }
 
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        guard case .claimable(_, let key) = PreparedName.prepare(name, with: policy) else {
+        guard case .claimable(_, let key) = PreparedName.prepare(name, with: policy),
+              try await base.owner(of: key)?.owner != user else {
             return try await base.claim(name, by: user)
         }
         guard try await allows(.create, key: key, name: name, by: user) else { return refusal(name, key) }

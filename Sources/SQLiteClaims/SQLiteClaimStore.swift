@@ -1,5 +1,11 @@
 import Availability
+import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A ``ClaimStore`` in one SQLite file, safe to share between threads and processes.
 ///
@@ -7,33 +13,55 @@ import GRDB
 /// A unique index on the canonical key makes a second claim of a name fail inside SQLite itself,
 /// and a unique index on the owner keeps one name per user. Writes are `BEGIN IMMEDIATE`
 /// transactions, waiting up to ``busyTimeout`` for other writers (other processes included).
+///
+/// Faults have their own codes (``ClaimStoreError/Reason``): the write lock held past the busy
+/// timeout (`AV3007`), a read-only file or directory (`AV3005`), a full disk or size limit
+/// (`AV3006`), a file that is not a claims database (`AV3008`), and the file replaced or removed
+/// while open (`AV3009`, checked before every operation: the same file, still starting with the
+/// SQLite header). A failed write leaves nothing behind: it is one transaction.
 public final class SQLiteClaimStore: ClaimStore {
     public let policy: any DisplayNamePolicy
     /// The database file.
     public let path: String
-    /// How long a write waits for another writer before failing with a transient error.
-    public static let busyTimeout: Double = 10
+    /// The default for ``busyTimeout``: 10 seconds.
+    public static let defaultBusyTimeout: Duration = .seconds(10)
+    /// How long a write waits for another writer before failing with `AV3007`.
+    public let busyTimeout: Duration
+    /// The file's size limit in pages (SQLite's `PRAGMA max_page_count`), or nil for SQLite's own
+    /// limit. Writing past it fails with `AV3006`, like a full disk.
+    public let maxPageCount: Int?
     private let pool: DatabasePool
+    private let identity: FileIdentity?
 
     /// Opens (creating if needed) the store at `path` and migrates its schema.
     ///
     /// - Parameters:
     ///   - path: The database file; its directory must exist.
     ///   - policy: The display-name rules names are checked against.
-    /// - Throws: ``ClaimStoreError`` `.unreachable` when the file cannot be opened, `.failed`
-    ///   when it is not a claims database.
-    public init(path: String, policy: any DisplayNamePolicy) throws(ClaimStoreError) {
+    ///   - busyTimeout: How long a write waits for another writer (default 10 s).
+    ///   - maxPageCount: The file's size limit in pages; nil for SQLite's own.
+    /// - Throws: ``ClaimStoreError``: `AV3001` when the file cannot be opened, `AV3005` when it or
+    ///   its directory is read-only, `AV3008` when it is not a claims database.
+    public init(path: String, policy: any DisplayNamePolicy, busyTimeout: Duration = defaultBusyTimeout,
+                maxPageCount: Int? = nil) throws(ClaimStoreError) {
         self.path = path
         self.policy = policy
+        self.busyTimeout = busyTimeout
+        self.maxPageCount = maxPageCount
         var configuration = Configuration()
-        configuration.busyMode = .timeout(Self.busyTimeout)
+        let (seconds, attoseconds) = busyTimeout.components
+        configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
         configuration.label = "RulesKit.claims"
+        if let maxPageCount {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
+        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
         } catch {
             throw Self.storeError(error, path: path)
         }
+        identity = FileIdentity(path: path)
     }
 
     /// The schema, one migration per version. Never edit a shipped migration; add one.
@@ -114,7 +142,10 @@ public final class SQLiteClaimStore: ClaimStore {
         case .claimable(let name, let key):
             return try await write { db in
                 let held = try Self.holder(ofKey: oldKey, db)
-                guard let held, held.owner == user else { return ClaimVerdict.notHeld(name: old, key: oldKey, holder: held) }
+                guard let held, held.owner == user else {
+                    return ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: held,
+                                                         newHolder: try Self.holder(ofKey: key, db), user: user)
+                }
                 if let holder = try Self.holder(ofKey: key, db), holder.owner != user {
                     return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])
                 }
@@ -165,23 +196,86 @@ public final class SQLiteClaimStore: ClaimStore {
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {
+        try checkFile()
         do { return try await pool.read(body) } catch { throw Self.storeError(error, path: path) }
     }
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {
+        try checkFile()
         do { return try await pool.write(body) } catch { throw Self.storeError(error, path: path) }
     }
 
-    /// Maps a GRDB error to the store's error kinds.
+    /// Fails with `AV3009` when the file at ``path`` is no longer the one the store opened, or no
+    /// longer starts with the SQLite header (overwritten in place). Open connections would
+    /// otherwise go on reading and writing a deleted file, or write pages into a foreign one.
+    private func checkFile() throws(ClaimStoreError) {
+        guard let identity else { return }
+        switch FileIdentity.check(path: path, against: identity) {
+        case .same: return
+        case .missing: throw ClaimStoreError(.fileReplaced, "sqlite `\(path)`: the file was removed while the store had it open")
+        case .replaced: throw ClaimStoreError(.fileReplaced, "sqlite `\(path)`: the file was replaced while the store had it open")
+        case .notSQLite: throw ClaimStoreError(.fileReplaced, "sqlite `\(path)`: the file was overwritten with something that is not a database")
+        }
+    }
+
+    /// Maps a GRDB error to the store's fault reasons.
     static func storeError(_ error: any Error, path: String) -> ClaimStoreError {
         guard let error = error as? DatabaseError else {
             return ClaimStoreError(.failed, "sqlite `\(path)`: \(error)")
         }
         let detail = "sqlite `\(path)`: \(error.message ?? "\(error.resultCode)")"
         switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED: return ClaimStoreError(.transient, detail)
-        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_IOERR: return ClaimStoreError(.unreachable, detail)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return ClaimStoreError(.locked, detail)
+        case .SQLITE_READONLY: return ClaimStoreError(.readOnly, detail)
+        case .SQLITE_FULL: return ClaimStoreError(.storageFull, detail)
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return ClaimStoreError(.notADatabase, detail)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_IOERR:
+            return ClaimStoreError(FileIdentity.isReadOnly(path: path) ? .readOnly : .unreachable, detail)
         default: return ClaimStoreError(.failed, detail)
         }
+    }
+}
+
+/// Which file a path named when the store opened it (device and inode).
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    /// The SQLite file header, the first 16 bytes of every database file.
+    static let header = Array("SQLite format 3\0".utf8)
+
+    /// How a path compares with the file a store opened.
+    enum Check { case same, missing, replaced, notSQLite }
+
+    /// The identity of the file at `path`, or nil when it cannot be examined.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// Compares the file now at `path` with `identity`, and checks its header (an empty file is
+    /// accepted: SQLite has not written it yet).
+    static func check(path: String, against identity: FileIdentity) -> Check {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .same }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .same }
+        guard UInt64(info.st_dev) == identity.device, UInt64(info.st_ino) == identity.inode else { return .replaced }
+        var bytes = [UInt8](repeating: 0, count: header.count)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, header.count, 0) }
+        if count == 0 { return .same }
+        return count == header.count && bytes == header ? .same : .notSQLite
+    }
+
+    /// True when the file at `path` exists and cannot be written, or its directory exists and
+    /// cannot be written (SQLite needs to create the `-wal` and `-shm` files next to it).
+    static func isReadOnly(path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryPath = directory.isEmpty ? "." : directory
+        if access(path, F_OK) == 0, access(path, W_OK) != 0 { return true }
+        return access(directoryPath, F_OK) == 0 && access(directoryPath, W_OK) != 0
     }
 }

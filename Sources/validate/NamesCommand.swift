@@ -1,6 +1,7 @@
 // `validate names …`: display-name availability and claims against a SQLite file or PostgreSQL.
 // Exit status: 0 done, 1 some claim/release/rename refused (or, for check, some name not
-// available), 2 store unreachable or input unreadable, 64 usage.
+// available), 2 a store fault (unreachable, read-only, full, locked, …) or input unreadable,
+// 64 usage.
 import ArgumentParser
 import Availability
 import Diagnostics
@@ -16,7 +17,8 @@ struct NamesCommand: ParsableCommand {
         abstract: "Check, claim, release and rename display names in a claims store.",
         discussion: """
             Exit status: 0 done, 1 some request refused (check: some name not available), \
-            2 store unreachable or input unreadable, 64 usage error.
+            2 a store fault (unreachable, read-only, full, locked, …; a batch reports each record \
+            not attempted) or input unreadable, 64 usage error.
             """,
         subcommands: [Check.self, ClaimNames.self, Release.self, Rename.self])
 
@@ -84,20 +86,50 @@ struct NamesCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             let format = options.format
-            try options.withStore { store in
+            // A store that cannot be opened: every record is reported, none attempted.
+            let unopened: @Sendable (ClaimStoreError) -> Void = { error in
+                let policy = try? AppDisplayNamePolicy()
+                for (index, record) in records.enumerated() {
+                    let outcome = switch record {
+                    case .claim(let name, _):
+                        ClaimOutcome(name: name, key: policy?.evaluate(name).key ?? "", claimed: false, owner: nil,
+                                     problems: [.notAttempted(stoppedAt: nil, by: error)])
+                    case .malformed(let problem):
+                        ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
+                    }
+                    NamesOutput.write(.claim(outcome, record: index + 1), format)
+                }
+            }
+            try options.withStore(unopened: unopened) { store in
+                // After a store fault no further record is sent: each is reported as not attempted
+                // (AV3016), so the output keeps one row per input. A faulted record is never
+                // reported claimed: its outcome is unknown or nothing was committed.
                 var refused = false
+                var fault: (record: Int, error: ClaimStoreError)?
                 for (index, record) in records.enumerated() {
                     let outcome: ClaimOutcome
                     switch record {
                     case .claim(let name, let user):
-                        outcome = try await store.claim(name, by: user)
+                        let key = store.policy.evaluate(name).key
+                        if let fault {
+                            outcome = ClaimOutcome(name: name, key: key, claimed: false, owner: nil,
+                                                   problems: [.notAttempted(stoppedAt: fault.record, by: fault.error)])
+                            break
+                        }
+                        do throws(ClaimStoreError) {
+                            outcome = try await store.claim(name, by: user)
+                        } catch {
+                            fault = (index + 1, error)
+                            NamesOptions.printError(error, record: index + 1)
+                            outcome = ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [.fault(error)])
+                        }
                     case .malformed(let problem):
                         outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
                     }
                     refused = refused || !outcome.succeeded
                     NamesOutput.write(.claim(outcome, record: index + 1), format)
                 }
-                return refused ? 1 : 0
+                return fault != nil ? 2 : refused ? 1 : 0
             }
         }
     }
@@ -167,14 +199,21 @@ struct NamesOptions: ParsableArguments {
 
     /// Opens the store, runs `body`, and exits with the status it returns; a store that cannot be
     /// opened or reached exits 2, a malformed `--store` exits 64.
-    func withStore(_ body: @escaping @Sendable (any ClaimStore) async throws -> Int32) throws {
+    ///
+    /// - Parameters:
+    ///   - unopened: Called with the error when the store cannot be opened (a batch reports its
+    ///     records as not attempted); not called for a malformed `--store`.
+    ///   - body: The work; returns the exit status.
+    func withStore(unopened: (@Sendable (ClaimStoreError) -> Void)? = nil,
+                   _ body: @escaping @Sendable (any ClaimStore) async throws -> Int32) throws {
         let spec = store
         let timeout = Duration.seconds(connectTimeout)
         let status: Int32 = waitFor {
             let opened: any ClaimStore
-            do {
+            do throws(ClaimStoreError) {
                 opened = try await Self.open(spec, connectTimeout: timeout)
             } catch {
+                if error.kind != .badLocation { unopened?(error) }
                 return Self.report(error)
             }
             defer { (opened as? PostgresClaimStore)?.shutdown() }
@@ -213,11 +252,19 @@ struct NamesOptions: ParsableArguments {
         throw ClaimStoreError(.badLocation, "unknown store `\(spec.prefix(while: { $0 != ":" }))`; use sqlite:PATH or postgres://…")
     }
 
-    /// Prints a store error (never a password: locations print without it) and picks the exit status.
+    /// Prints a store error (never a password: locations print without it) and picks the exit
+    /// status: 64 for a malformed `--store`, 2 for every store fault.
     private static func report(_ error: any Error) -> Int32 {
         let error = error as? ClaimStoreError ?? ClaimStoreError(.failed, "unexpected \(type(of: error)); please report it")
-        FileHandle.standardError.write(Data("validate: \(error)\n".utf8))
+        printError(error, record: nil)
         return error.kind == .badLocation ? 64 : 2
+    }
+
+    /// Writes `validate: error[CODE]: message` (with the batch record when there is one) and a
+    /// `help:` line to stderr.
+    static func printError(_ error: ClaimStoreError, record: Int?) {
+        let place = record.map { "record \($0): " } ?? ""
+        FileHandle.standardError.write(Data("validate: \(place)\(error)\nhelp: \(error.help)\n".utf8))
     }
 }
 
@@ -253,7 +300,8 @@ enum NamesOutput {
             return ([answer.name + ": " + verdict] + answer.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
         case .claim(let outcome, _):
             guard outcome.succeeded else {
-                return (["\(outcome.name): refused"] + outcome.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
+                let verdict = outcome.problems.contains { $0.code.hasPrefix("AV30") } ? "not done" : "refused"
+                return (["\(outcome.name): \(verdict)"] + outcome.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
             }
             return outcome.claimed ? "\(outcome.name): held by \(outcome.owner ?? "")" : "\(outcome.name): released"
         }

@@ -81,14 +81,14 @@ public enum BatchKill {
         }
     }
 
-    private static func writeBatch(_ records: [(name: String, user: String)], in directory: URL) throws -> URL {
+    static func writeBatch(_ records: [(name: String, user: String)], in directory: URL) throws -> URL {
         let file = directory.appendingPathComponent("batch.jsonl")
         let text = records.map { "{\"name\": \"\($0.name)\", \"user\": \"\($0.user)\"}\n" }.joined()
         try text.write(to: file, atomically: true, encoding: .utf8)
         return file
     }
 
-    private static func start(store: String, file: URL) throws -> Process {
+    static func start(store: String, file: URL) throws -> Process {
         guard let binary = validateBinary else {
             throw CheckFailure("the `validate` executable is not built next to the tests; run `swift build --build-tests` first")
         }

@@ -20,6 +20,15 @@ public enum StoreConformance {
         public var description: String { name }
     }
 
+    /// Who holds each of `names`, by key (names nobody holds are left out).
+    public static func owners(of names: [String], in store: any ClaimStore) async throws -> [String: String] {
+        var owners: [String: String] = [:]
+        for name in names {
+            if let claim = try await store.owner(of: name) { owners[claim.key] = claim.owner }
+        }
+        return owners
+    }
+
     /// Every check.
     public static let all: [Check] = [
         Check(name: "claim-then-taken") { store in
@@ -34,6 +43,52 @@ public enum StoreConformance {
             _ = try await store.claim("bob_1", by: "u1")
             let again = try await store.claim("BOB_1", by: "u1")
             try require(again.claimed && again.owner == "u1" && again.problems.isEmpty, "repeat claim: \(again)")
+        },
+        Check(name: "claim-again-is-never-taken") { store in
+            // The holder asking again, in any spelling of the key, is told the name is theirs,
+            // with the display form they hold; the store is unchanged.
+            let first = try await store.claim("Kim.Lee", by: "u1")
+            try require(first.claimed, "first claim: \(first)")
+            for spelling in ["Kim.Lee", "kim.lee", "KIM.LEE"] {
+                let again = try await store.claim(spelling, by: "u1")
+                try require(again.claimed && again.owner == "u1" && again.problems.isEmpty && again.name == "Kim.Lee",
+                            "repeat claim as `\(spelling)`: \(again)")
+                try require(!again.problems.contains { $0.code == "AV1003" }, "the holder was told `taken`: \(again)")
+            }
+            try require(try await store.owner(of: "kim.lee") == Claim(name: "Kim.Lee", key: "kim.lee", owner: "u1"),
+                        "repeat claims changed the claim")
+        },
+        Check(name: "rename-again-is-done") { store in
+            // A rename that already happened (a retried request, a re-run after a crash)
+            // succeeds again instead of failing because the old name is gone.
+            _ = try await store.claim("lena", by: "u1")
+            let first = try await store.rename(from: "lena", to: "Lena.M", by: "u1")
+            try require(first.claimed && first.name == "Lena.M", "first rename: \(first)")
+            let again = try await store.rename(from: "lena", to: "lena.m", by: "u1")
+            try require(again.claimed && again.owner == "u1" && again.problems.isEmpty && again.name == "Lena.M",
+                        "repeated rename: \(again)")
+            try require(try await store.owner(of: "lena") == nil, "the old name came back")
+            // Someone else's repeat is still refused: u2 never held `lena`.
+            let stranger = try await store.rename(from: "lena", to: "lena.m", by: "u2")
+            try require(!stranger.claimed && stranger.problems.map(\.code) == ["AV1004"], "stranger's rename: \(stranger)")
+        },
+        Check(name: "batch-rerun-converges") { store in
+            // A batch with conflicts, run twice (as after a crash and re-run): the second run
+            // changes nothing, every record gets the same answer, and nobody is told `taken`
+            // about their own name.
+            let batch = [("Mia", "u1"), ("mia", "u2"), ("Noah_2", "u2"), ("oli.ver", "u3"), ("Oli.Ver", "u3"), ("pat", "u1")]
+            var firstRun: [ClaimOutcome] = []
+            for (name, user) in batch { firstRun.append(try await store.claim(name, by: user)) }
+            let afterFirst = try await StoreConformance.owners(of: batch.map(\.0), in: store)
+            var secondRun: [ClaimOutcome] = []
+            for (name, user) in batch { secondRun.append(try await store.claim(name, by: user)) }
+            let afterSecond = try await StoreConformance.owners(of: batch.map(\.0), in: store)
+            try require(afterFirst == afterSecond, "state changed on re-run: \(afterFirst) then \(afterSecond)")
+            try require(firstRun.map(\.claimed) == [true, false, true, true, true, false], "first run: \(firstRun.map(\.claimed))")
+            try require(secondRun.map(\.claimed) == firstRun.map(\.claimed), "second run: \(secondRun.map(\.claimed))")
+            try require(secondRun.map { $0.problems.map(\.code) } == firstRun.map { $0.problems.map(\.code) },
+                        "second run codes: \(secondRun.map { $0.problems.map(\.code) })")
+            try require(afterSecond == ["mia": "u1", "noah_2": "u2", "oli.ver": "u3"], "final state: \(afterSecond)")
         },
         Check(name: "one-name-per-user") { store in
             _ = try await store.claim("carol", by: "u1")

@@ -1,5 +1,7 @@
 // ClaimStoreTesting: helpers shared by the claim-store test targets (not a product): a small
-// display-name policy implementing the app rule, store conformance checks, concurrency scenarios.
+// display-name policy implementing the app rule, store conformance checks, concurrency scenarios,
+// the `validate` batch killed (BatchKill) or faulted (BatchFault) part-way, and Subprocess for
+// helper commands.
 import Availability
 
 /// The app's display-name rule, small and self-contained for tests: 3–30 characters from

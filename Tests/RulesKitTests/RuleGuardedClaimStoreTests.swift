@@ -42,8 +42,17 @@ struct RuleGuardedClaimStoreTests {
         #expect(try await store.claim("Carol.K", by: "u1").claimed)
         // `CAROL.K` has the key `carol.k`: the write lands on u1's claim, an update, never allowed.
         #expect(try await store.claim("CAROL.K", by: "u2").problems.map(\.code) == ["AV1007"])
-        #expect(try await store.claim("carol.k", by: "u1").problems.map(\.code) == ["AV1007"])
         #expect(try await base.owner(of: "carol.k")?.owner == "u1")
+    }
+
+    @Test func claimingTheNameOneHoldsAgainSucceedsWithoutAWrite() async throws {
+        let (store, base) = try guarded(Self.appRules())
+        #expect(try await store.claim("Carol.K", by: "u1").claimed)
+        for spelling in ["Carol.K", "carol.k"] {
+            let again = try await store.claim(spelling, by: "u1")
+            #expect(again.claimed && again.owner == "u1" && again.problems.isEmpty, "\(spelling): \(again.problems.map(\.code))")
+        }
+        #expect(try await base.allClaims().map(\.name) == ["Carol.K"])
     }
 
     @Test func aDenyingRuleStopsTheWriteBeforeTheStore() async throws {
