@@ -32,9 +32,7 @@ public enum IDNA {
         let processed = try process(domain)
         if let problem = processed.problem { throw problem }
         for scalar in processed.mapped.unicodeScalars where scalar.isASCII {
-            let value = scalar.value
-            let ldh = (value >= 0x61 && value <= 0x7A) || (value >= 0x30 && value <= 0x39) || value == 0x2D || value == 0x2E
-            guard ldh else {
+            guard isLDH(scalar) else {
                 throw Failure(code: Int32(IDN2_DISALLOWED.rawValue),
                               message: "the domain contains or maps to \(describe(scalar)), which STD3 rules do not allow")
             }

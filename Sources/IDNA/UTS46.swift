@@ -118,6 +118,17 @@ extension IDNA {
             return Processed(mapped: mapped, ascii: nil, problem: Failure(
                 code: Int32(IDN2_TOO_BIG_DOMAIN.rawValue), message: "domain is longer than \(maxProcessedScalars) characters"))
         }
+        // U+2260, U+226E and U+226F decompose to `=`, `<` and `>` plus U+0338: IDNA 2008 disallows
+        // them, but libidn2 without STD3 rules (which it cannot apply without dropping
+        // characters) lets them through.
+        for scalar in mapped.unicodeScalars where !scalar.isASCII && scalar.properties.canonicalCombiningClass == .notReordered {
+            let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+            if let ascii = decomposed.first(where: { $0.isASCII && !isLDH($0) }) {
+                return Processed(mapped: mapped, ascii: nil, problem: Failure(
+                    code: Int32(IDN2_DISALLOWED.rawValue),
+                    message: "\(describe(scalar)) decomposes to \(describe(ascii)), which a domain name cannot hold"))
+            }
+        }
         let labels = mapped.split(separator: ".", omittingEmptySubsequences: false)
         let ascii = labels.map { label in
             label.utf8.allSatisfy { $0 < 0x80 } ? String(label) : "xn--" + punycode(Array(label.unicodeScalars))
@@ -162,6 +173,12 @@ extension IDNA {
     private static let lengthCodes: Set<Int32> = [
         Int32(IDN2_PUNYCODE_BIG_OUTPUT.rawValue), Int32(IDN2_TOO_BIG_DOMAIN.rawValue), Int32(IDN2_TOO_BIG_LABEL.rawValue),
     ]
+
+    /// Whether an ASCII scalar is a lowercase letter, digit, hyphen or period (STD3 rules, mapped form).
+    static func isLDH(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return (value >= 0x61 && value <= 0x7A) || (value >= 0x30 && value <= 0x39) || value == 0x2D || value == 0x2E
+    }
 
     /// How a code point is named in a message: `U+2488 DIGIT ONE FULL STOP`.
     static func describe(_ scalar: Unicode.Scalar) -> String {
