@@ -130,6 +130,17 @@ extension IDNA {
             }
         }
         let labels = mapped.split(separator: ".", omittingEmptySubsequences: false)
+        // RFC 5893 section 2 rule 1 holds for every label of a domain with a right-to-left label
+        // (section 1.4); libidn2 checks each label alone, so `123.مثال` would pass. For a label
+        // that starts with an ASCII character, rule 1 means it starts with a letter.
+        if mapped.unicodeScalars.contains(where: isRightToLeft) {
+            for label in labels {
+                guard let first = label.unicodeScalars.first, first.isASCII, !first.properties.isAlphabetic else { continue }
+                return Processed(mapped: mapped, ascii: nil, problem: Failure(
+                    code: Int32(IDN2_BIDI.rawValue),
+                    message: "the label \(label) starts with \(describe(first)), which the Bidi rule does not allow next to a right-to-left label"))
+            }
+        }
         let ascii = labels.map { label in
             label.utf8.allSatisfy { $0 < 0x80 } ? String(label) : "xn--" + punycode(Array(label.unicodeScalars))
         }.joined(separator: ".")
@@ -173,6 +184,16 @@ extension IDNA {
     private static let lengthCodes: Set<Int32> = [
         Int32(IDN2_PUNYCODE_BIG_OUTPUT.rawValue), Int32(IDN2_TOO_BIG_DOMAIN.rawValue), Int32(IDN2_TOO_BIG_LABEL.rawValue),
     ]
+
+    /// Whether `scalar` is in a right-to-left block (Hebrew, Arabic, Syriac, Thaana, NKo,
+    /// Samaritan, Mandaic, their supplements and presentation forms, and the right-to-left
+    /// ranges of plane 1): the code points of bidi class R, AL or AN that a valid label can hold.
+    static func isRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: true
+        default: false
+        }
+    }
 
     /// Whether an ASCII scalar is a lowercase letter, digit, hyphen or period (STD3 rules, mapped form).
     static func isLDH(_ scalar: Unicode.Scalar) -> Bool {
