@@ -9,9 +9,11 @@ import IDNA
 /// 1035 section 2.3.4), invalid IDNA 2008 names, `--` in positions 3-4 outside `xn--`, and
 /// IANA special-use domains.
 ///
-/// Rules see these subjects: `address` (raw), `local-part` (NFC), `domain` (raw),
-/// `ascii-domain` (lowercase ASCII / `xn--` form; absent when IDNA rejects the domain) and
-/// `ascii-address` (`local-part@ascii-domain`).
+/// Rules see these subjects: `address` (raw), `local-part` (NFC; as typed when that holds an
+/// ASCII character atext forbids), `domain` (as typed when ASCII, else its UTS 46 mapped form,
+/// so `。` counts as a period and U+037E as `;`), `ascii-domain` (lowercase ASCII / `xn--` form,
+/// lengths unchecked; absent when IDNA rejects the domain) and `ascii-address`
+/// (`local-part@ascii-domain`). See docs/RULE-PACKS.md, "Email domains after UTS 46 mapping".
 ///
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
