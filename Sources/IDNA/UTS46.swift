@@ -89,7 +89,7 @@ extension IDNA {
         for scalar in domain.unicodeScalars {
             if scalar.isASCII {
                 // The table maps only A-Z in ASCII (to lowercase).
-                out.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value | 0x20)! : scalar)
+                out.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(UInt8(scalar.value | 0x20)) : scalar)
                 continue
             }
             let (status, replacement) = UTS46.lookup(scalar)
