@@ -4,12 +4,12 @@ import CIDN2
 
 /// Converts domain names between their Unicode and ASCII (`xn--`) forms.
 ///
-/// `toASCII` applies UTS #46 non-transitional mapping (so `Straße.de` keeps its `ß`; table in
-/// `UTS46Table.swift`) and STD3 ASCII rules to the mapped form, then checks every label under
-/// IDNA 2008 (RFC 5891/5892) with libidn2: disallowed and unassigned code points, bidi and
-/// contextual rules. `toUnicode` decodes `xn--` labels and checks them the same way.
-/// ``process(_:)`` gives the mapped and ASCII forms without the length limits, for callers that
-/// re-check the mapped domain themselves (the email validator).
+/// `toASCII` maps with UTS #46 (non-transitional, so `Straße.de` keeps its `ß`) through
+/// libidn2, applies STD3 ASCII rules to the mapped form, then checks every label under IDNA 2008
+/// (RFC 5891/5892, with libidn2): disallowed and unassigned code points, bidi and contextual
+/// rules. `toUnicode` decodes `xn--` labels and checks them the same way. ``process(_:)`` gives
+/// the mapped and ASCII forms without the length limits, for callers that re-check the mapped
+/// domain themselves (the email validator).
 public enum IDNA {
     /// Why a domain name was rejected, with libidn2's code and message.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -22,7 +22,7 @@ public enum IDNA {
 
     /// The ASCII-compatible form of `domain` (each non-ASCII label as `xn--…`), lowercased.
     ///
-    /// The domain is mapped (``map(_:)``); the mapped form may hold only letters, digits,
+    /// The domain is mapped by libidn2 (``process(_:)``); the mapped form may hold only letters, digits,
     /// hyphens and periods (STD3 rules: `a\u{37E}b.com` maps to `a;b.com` and is rejected, where
     /// libidn2 alone would drop the `;`), labels of at most 63 octets and at most 253 octets in
     /// all (RFC 1035 section 2.3.4) in ASCII form, and each label must be valid IDNA 2008.
@@ -37,11 +37,14 @@ public enum IDNA {
                               message: "the domain contains or maps to \(describe(scalar)), which STD3 rules do not allow")
             }
         }
-        guard let ascii = processed.ascii, ascii.utf8.count <= 253 else {
-            throw Failure(code: Int32(IDN2_TOO_BIG_DOMAIN.rawValue), message: "domain is longer than 253 octets in ASCII form")
+        guard let ascii = processed.ascii else {
+            throw Failure(code: Int32(IDN2_ENCODING_ERROR.rawValue), message: "the domain has no ASCII form")
         }
         for label in ascii.split(separator: ".", omittingEmptySubsequences: false) where label.utf8.count > 63 {
-            throw Failure(code: Int32(IDN2_TOO_BIG_LABEL.rawValue), message: "label \(label) is longer than 63 octets")
+            throw Failure(code: Int32(IDN2_TOO_BIG_LABEL.rawValue), message: "a label is longer than 63 octets in ASCII form")
+        }
+        guard ascii.utf8.count <= 253 else {
+            throw Failure(code: Int32(IDN2_TOO_BIG_DOMAIN.rawValue), message: "domain is longer than 253 octets in ASCII form")
         }
         return ascii
     }

@@ -2,26 +2,13 @@
 @testable import IDNA
 import Testing
 
-/// UTS #46 mapping (the `IDNA` module's table and Punycode) and what the email validator makes
-/// of mapped domains. The exact codes and messages per case live in
+/// UTS #46 mapping (the `IDNA` module over libidn2) and what the email validator makes of
+/// mapped domains. The exact codes and messages per case live in
 /// `corpus/conformance/email.json` (section `uts46-mapping`); these tests pin the pieces.
 @Suite struct EmailMappingTests {
     // MARK: - IDNA
 
-    /// RFC 3492 section 7.1 samples (labels in their decoded form, lowercased).
-    @Test(arguments: [
-        ("\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}",
-         "egbpdaj6bu4bxfgehfvwxn"),
-        ("\u{4ED6}\u{4EEC}\u{4E3A}\u{4EC0}\u{4E48}\u{4E0D}\u{8BF4}\u{4E2D}\u{6587}", "ihqwcrb4cv8a8dqg056pqjye"),
-        ("b\u{FC}cher", "bcher-kva"),
-        ("3\u{5E74}b\u{7D44}\u{91D1}\u{516B}\u{5148}\u{751F}", "3b-ww4c5e180e575a65lsy2b"),
-        ("\u{FC}", "tda"),
-    ])
-    func punycodeMatchesRFC3492(_ label: String, _ expected: String) {
-        #expect(IDNA.punycode(Array(label.unicodeScalars)) == expected)
-    }
-
-    @Test func mappingFollowsTheTable() throws {
+    @Test func mappingFollowsLibidn2() throws {
         #expect(try IDNA.map("Example\u{3002}COM") == "example.com")
         #expect(try IDNA.map("a\u{FF0E}b\u{FF61}c") == "a.b.c")
         #expect(try IDNA.map("a\u{37E}b") == "a;b")
@@ -30,8 +17,24 @@ import Testing
         #expect(try IDNA.map("a\u{AD}b") == "ab")                      // ignored
         #expect(try IDNA.map("\u{2474}") == "(1)")
         #expect(try IDNA.map("e\u{301}") == "\u{E9}")                  // NFC after mapping
-        #expect(UTS46.parsed.starts.count > 8_000)
         #expect(throws: IDNA.Failure.self) { try IDNA.map("\u{2488}") }
+    }
+
+    /// Labels libidn2 rejects still get their mapped form, code point by code point.
+    @Test func rejectedLabelsKeepTheirMappedForm() throws {
+        // libidn2 refuses `ab--cd` (hyphens in positions 3-4) and `-x` (leading hyphen).
+        #expect(try IDNA.map("ab\u{FF0D}\u{FF0D}cd.com") == "ab--cd.com")
+        #expect(try IDNA.map("\u{FF0D}x.com") == "-x.com")
+        // Rejected by libidn2's A-label round trip, yet mapped: U+037E is `;`.
+        let question = try IDNA.process("b\u{FC}cher\u{37E}.com")
+        #expect(question.mapped == "b\u{FC}cher;.com")
+        #expect(question.problem != nil)
+        #expect(question.ascii == nil)
+        // IDNA 2008 disallows U+2665 (UTS 46 alone would keep it): no mapped form, and the
+        // code point is named.
+        #expect(throws: IDNA.Failure(code: -304, message: "U+2665 BLACK HEART SUIT is not allowed in a domain name")) {
+            try IDNA.process("x\u{2665}.com")
+        }
     }
 
     @Test func processKeepsEmptyLabelsAndLongALabels() throws {
@@ -39,11 +42,29 @@ import Testing
         #expect(doubled.mapped == "b\u{FC}cher..com")
         #expect(doubled.ascii == "xn--bcher-kva..com")
         #expect(doubled.problem == nil)
+        // 57 U+00FC: the A-label has 63 octets, libidn2 returns it.
+        let fits = try IDNA.process(String(repeating: "\u{FC}", count: 57) + ".com")
+        #expect(fits.ascii?.split(separator: ".").first?.utf8.count == 63)
+        // 58: libidn2 refuses to return a 64-octet A-label; it stands as its shortest length.
         let long = try IDNA.process(String(repeating: "\u{FC}", count: 58) + ".com")
         #expect(long.ascii?.split(separator: ".").first?.utf8.count == 64)
         #expect(long.problem == nil, "length is the caller's to report")
-        let disallowed = try IDNA.process("\u{2665}.com")
-        #expect(disallowed.problem != nil)
+        let longer = try IDNA.process("ab" + String(repeating: "\u{FC}", count: 80) + ".com")
+        #expect(longer.ascii?.split(separator: ".").first?.utf8.count == 4 + 3 + 80)
+        // Full-width ASCII maps into ASCII and is measured exactly.
+        let wide = try IDNA.process(String(repeating: "\u{FF41}", count: 70) + ".com")
+        #expect(wide.ascii == String(repeating: "a", count: 70) + ".com")
+        // Too long in all but not per label: each A-label is exact.
+        let domain = Array(repeating: String(repeating: "\u{FC}", count: 57), count: 4).joined(separator: ".") + ".com"
+        #expect(try IDNA.process(domain).ascii?.utf8.count == 4 * 64 + 3)
+    }
+
+    /// The two IDNA 2008 rules libidn2 2.3 does not apply (it accepts both domains below).
+    @Test func checksLibidn2Misses() throws {
+        #expect(try IDNA.process("a\u{226E}b.com").problem?.code == -304, "IDN2_DISALLOWED")
+        #expect(try IDNA.process("a<\u{338}b.com").problem != nil)
+        #expect(try IDNA.process("123.\u{645}\u{62B}\u{627}\u{644}").problem?.code == -310, "IDN2_BIDI")
+        #expect(try IDNA.process("a123.\u{645}\u{62B}\u{627}\u{644}").problem == nil)
     }
 
     @Test func toASCIINeverDropsACharacter() throws {

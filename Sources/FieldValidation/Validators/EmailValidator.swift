@@ -122,7 +122,8 @@ struct EmailParts {
             // The rules check the UTS 46 mapped form, as if it had been typed (`。` is a period,
             // U+037E is `;`), unless the domain as typed already holds an ASCII character a
             // hostname forbids (NFC could compose it away) or does not map. The ASCII form is
-            // kept even when too long, so the length rules measure it.
+            // kept even when too long, so the length rules measure it (a label libidn2 will not
+            // encode, being over 63 octets, counts at its shortest A-label length).
             let processed = try? IDNA.process(domain)
             let asTyped = processed == nil || Self.hasASCII(domain, outside: Self.hostname)
             subjects.append(("domain", asTyped ? domain : processed?.mapped ?? domain))
