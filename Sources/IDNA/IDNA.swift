@@ -4,10 +4,12 @@ import CIDN2
 
 /// Converts domain names between their Unicode and ASCII (`xn--`) forms.
 ///
-/// `toASCII` applies UTS #46 non-transitional mapping (so `Straße.de` keeps its `ß`) with STD3
-/// ASCII rules, then checks every label under IDNA 2008 (RFC 5891/5892): disallowed and
-/// unassigned code points, bidi and contextual rules. `toUnicode` decodes `xn--` labels and
-/// checks them the same way.
+/// `toASCII` maps with UTS #46 (non-transitional, so `Straße.de` keeps its `ß`) through
+/// libidn2, applies STD3 ASCII rules to the mapped form, then checks every label under IDNA 2008
+/// (RFC 5891/5892, with libidn2): disallowed and unassigned code points, bidi and contextual
+/// rules. `toUnicode` decodes `xn--` labels and checks them the same way. ``process(_:)`` gives
+/// the mapped and ASCII forms without the length limits, for callers that re-check the mapped
+/// domain themselves (the email validator).
 public enum IDNA {
     /// Why a domain name was rejected, with libidn2's code and message.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -20,11 +22,31 @@ public enum IDNA {
 
     /// The ASCII-compatible form of `domain` (each non-ASCII label as `xn--…`), lowercased.
     ///
+    /// The domain is mapped by libidn2 (``process(_:)``); the mapped form may hold only letters, digits,
+    /// hyphens and periods (STD3 rules: `a\u{37E}b.com` maps to `a;b.com` and is rejected, where
+    /// libidn2 alone would drop the `;`), labels of at most 63 octets and at most 253 octets in
+    /// all (RFC 1035 section 2.3.4) in ASCII form, and each label must be valid IDNA 2008.
+    ///
     /// - Throws: ``Failure`` when the name is not a valid IDNA 2008 domain after UTS #46 mapping.
     public static func toASCII(_ domain: String) throws(Failure) -> String {
-        let flags = Int32(IDN2_NONTRANSITIONAL.rawValue) | Int32(IDN2_NFC_INPUT.rawValue)
-            | Int32(IDN2_USE_STD3_ASCII_RULES.rawValue)
-        return try call(domain) { input, output in idn2_to_ascii_8z(input, output, flags) }
+        let processed = try process(domain)
+        if let problem = processed.problem { throw problem }
+        for scalar in processed.mapped.unicodeScalars where scalar.isASCII {
+            guard isLDH(scalar) else {
+                throw Failure(code: Int32(IDN2_DISALLOWED.rawValue),
+                              message: "the domain contains or maps to \(describe(scalar)), which STD3 rules do not allow")
+            }
+        }
+        guard let ascii = processed.ascii else {
+            throw Failure(code: Int32(IDN2_ENCODING_ERROR.rawValue), message: "the domain has no ASCII form")
+        }
+        for label in ascii.split(separator: ".", omittingEmptySubsequences: false) where label.utf8.count > 63 {
+            throw Failure(code: Int32(IDN2_TOO_BIG_LABEL.rawValue), message: "a label is longer than 63 octets in ASCII form")
+        }
+        guard ascii.utf8.count <= 253 else {
+            throw Failure(code: Int32(IDN2_TOO_BIG_DOMAIN.rawValue), message: "domain is longer than 253 octets in ASCII form")
+        }
+        return ascii
     }
 
     /// The Unicode form of `domain`, decoding `xn--` labels and validating them under IDNA 2008.
@@ -35,7 +57,7 @@ public enum IDNA {
         return try call(domain) { input, output in idn2_to_unicode_8z8z(input, output, flags) }
     }
 
-    private static func call(
+    static func call(
         _ input: String,
         _ body: (UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32
     ) throws(Failure) -> String {

@@ -9,9 +9,11 @@ import IDNA
 /// 1035 section 2.3.4), invalid IDNA 2008 names, `--` in positions 3-4 outside `xn--`, and
 /// IANA special-use domains.
 ///
-/// Rules see these subjects: `address` (raw), `local-part` (NFC), `domain` (raw),
-/// `ascii-domain` (lowercase ASCII / `xn--` form; absent when IDNA rejects the domain) and
-/// `ascii-address` (`local-part@ascii-domain`).
+/// Rules see these subjects: `address` (raw), `local-part` (NFC; as typed when that holds an
+/// ASCII character atext forbids), `domain` (as typed when ASCII, else its UTS 46 mapped form,
+/// so `。` counts as a period and U+037E as `;`), `ascii-domain` (lowercase ASCII / `xn--` form,
+/// lengths unchecked; absent when IDNA rejects the domain) and `ascii-address`
+/// (`local-part@ascii-domain`). See docs/RULE-PACKS.md, "Email domains after UTS 46 mapping".
 ///
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
@@ -101,22 +103,46 @@ struct EmailParts {
         }
         guard ats == 1 else { return }
         let rawLocal = String(address.unicodeScalars[..<at])
+        let localIsASCII = rawLocal.utf8.allSatisfy { $0 < 0x80 }
         // ASCII is its own NFC form.
-        let local = rawLocal.utf8.allSatisfy { $0 < 0x80 } ? rawLocal : Keys.nfc(rawLocal)
+        let local = localIsASCII ? rawLocal : Keys.nfc(rawLocal)
         let domain = String(address.unicodeScalars[address.unicodeScalars.index(after: at)...])
         localPart = local
-        subjects.append(("local-part", local))
-        subjects.append(("domain", domain))
-        guard !domain.isEmpty else { return }
+        // NFC can compose an ASCII character a dot-atom forbids into one it allows (`<` and
+        // U+0338 become U+226E NOT LESS-THAN): then the rules see the local part as typed.
+        subjects.append(("local-part", localIsASCII || !Self.hasASCII(rawLocal, outside: Self.atext) ? local : rawLocal))
+        guard !domain.isEmpty else {
+            subjects.append(("domain", domain))
+            return
+        }
         if domain.utf8.allSatisfy({ $0 < 0x80 }) {
+            subjects.append(("domain", domain))
             asciiDomain = Keys.canonical(domain)
         } else {
-            asciiDomain = try? IDNA.toASCII(domain)
+            // The rules check the UTS 46 mapped form, as if it had been typed (`。` is a period,
+            // U+037E is `;`), unless the domain as typed already holds an ASCII character a
+            // hostname forbids (NFC could compose it away) or does not map. The ASCII form is
+            // kept even when too long, so the length rules measure it (a label libidn2 will not
+            // encode, being over 63 octets, counts at its shortest A-label length).
+            let processed = try? IDNA.process(domain)
+            let asTyped = processed == nil || Self.hasASCII(domain, outside: Self.hostname)
+            subjects.append(("domain", asTyped ? domain : processed?.mapped ?? domain))
+            if let processed, processed.problem == nil { asciiDomain = processed.ascii }
         }
         if let asciiDomain {
             subjects.append(("ascii-domain", asciiDomain))
             subjects.append(("ascii-address", local + "@" + asciiDomain))
         }
+    }
+
+    /// RFC 5322 section 3.2.3 atext and the period, as ASCII bytes.
+    static let atext: Set<UInt8> = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~.-".utf8))
+    /// Letters, digits, hyphen and period (RFC 1035 section 2.3.1), as ASCII bytes.
+    static let hostname: Set<UInt8> = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-".utf8))
+
+    /// Whether `text` holds an ASCII byte not in `allowed`.
+    static func hasASCII(_ text: String, outside allowed: Set<UInt8>) -> Bool {
+        text.utf8.contains { $0 < 0x80 && !allowed.contains($0) }
     }
 }
 
@@ -191,19 +217,20 @@ enum EmailRules {
         }
     }
 
-    /// Why the domain fails UTS 46 + IDNA 2008, or nil. ASCII domains are checked only for
-    /// their `xn--` labels, which must decode and encode back to the same label.
+    /// Why the domain fails UTS 46 + IDNA 2008, or nil. A non-ASCII domain (as typed, or
+    /// mapped if it still is) must map and its labels be valid IDNA 2008; lengths are left to
+    /// the length rules, which measure the ASCII form. `xn--` labels must decode and encode
+    /// back to the same label.
     static func idnaProblem(_ domain: String) -> String? {
         if !domain.utf8.allSatisfy({ $0 < 0x80 }) {
             do {
-                _ = try IDNA.toASCII(domain)
-                return nil
+                if let problem = try IDNA.process(domain).problem { return problem.message }
             } catch {
                 return error.message
             }
         }
         for label in domain.split(separator: ".", omittingEmptySubsequences: true)
-        where label.lowercased().hasPrefix("xn--") {
+        where label.utf8.allSatisfy({ $0 < 0x80 }) && label.lowercased().hasPrefix("xn--") {
             let ascii = label.lowercased()
             do {
                 let unicode = try IDNA.toUnicode(ascii)
