@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
+        // The fuzz harnesses, for the libFuzzer executable in Fuzz/ (a package of its own, so a
+        // plain `swift build` never builds it; see docs/FUZZING.md).
+        .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -74,18 +77,11 @@ let package = Package(
             "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
         ]),
 
-        // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
+        // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
+        // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation", "RulesTesting",
         ]),
-        .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzDisplayName", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzEmail", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzPassword", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzRulePack", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzRulesParser", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzRulesEval", dependencies: ["FuzzHarness"]),
-        .executableTarget(name: "FuzzRecordReader", dependencies: ["FuzzHarness"]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),

@@ -25,6 +25,12 @@ public struct BatchConfiguration: Sendable {
     /// Whether a progress bar may be drawn (the caller checks TTY and `--quiet`); it is drawn
     /// only while reading a regular file.
     public var showsProgress: Bool
+    /// Bytes read at a time, and the size a chunk of records grows to before it is handed to a
+    /// worker (default 128 KiB). Tests and the fuzz harness set tiny values to put chunk and
+    /// read boundaries everywhere; that only makes a run slower.
+    public var chunkBytes = 128 * 1024
+    /// The most records one chunk holds (default 16,384); tests set 1–3 for many chunks.
+    public var maxRecordsPerChunk = 16_384
 
     /// Creates a configuration.
     public init(input: InputFormat = .lines, fields: FieldSelection = FieldSelection(), fixedContext: RecordContext = RecordContext(),
@@ -128,7 +134,8 @@ public final class BatchRunner {
 
     private func runOne(_ spec: InputSpec, report: inout BatchReport) throws(InputError) -> Tally {
         let file = try InputFile(spec)
-        let chunker = RecordChunker(input: file, framing: configuration.input.framing, maxRecordBytes: configuration.maxRecordBytes)
+        let chunker = RecordChunker(input: file, framing: configuration.input.framing, maxRecordBytes: configuration.maxRecordBytes,
+                                    chunkBytes: configuration.chunkBytes, maxRecordsPerChunk: configuration.maxRecordsPerChunk)
         var nextNumber = 1
         // CSV: the rest of the first chunk, after its header row.
         var csvRows: RecordChunk?

@@ -74,7 +74,7 @@ final class RecordChunker {
         self.input = input
         self.framing = framing
         self.maxRecordBytes = max(1, maxRecordBytes)
-        self.chunkBytes = max(4096, chunkBytes)
+        self.chunkBytes = max(1, chunkBytes)
         self.maxRecordsPerChunk = max(1, maxRecordsPerChunk)
     }
 

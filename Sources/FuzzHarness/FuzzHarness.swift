@@ -1,6 +1,8 @@
 // FuzzHarness: the checks each fuzz target runs on one input, as plain functions.
-// The libFuzzer executables (Sources/Fuzz*) trap when a check reports a problem; the unit tests
-// replay the seed corpora and every minimized crash in corpus/regressions/ through the same code.
+// The libFuzzer executable (the package in Fuzz/, built by scripts/fuzz) runs the harness that
+// RULESKIT_FUZZ_TARGET names and traps when it reports a problem; the unit tests replay the seed
+// corpora and every minimized crash in corpus/regressions/ through the same code.
+// Adding a target: a harness function here and one line in `FuzzTargets.all` (docs/FUZZING.md).
 
 /// A broken invariant found while running one fuzz input.
 public struct FuzzFinding: Error, CustomStringConvertible, Sendable {
@@ -24,6 +26,9 @@ public enum FuzzTargets {
         "FuzzRulesParser": RulesParserHarness.run,
         "FuzzRulesEval": RulesEvalTarget.run,
         "FuzzRecordReader": RecordReaderHarness.run,
+        "FuzzRecordReaderJobs": RecordReaderJobsHarness.run,
+        "FuzzRulesCaseFile": CaseFileHarness.run,
+        "FuzzRulesRequestFile": RequestFileHarness.run,
     ]
 }
 

@@ -67,13 +67,23 @@ public enum RecordReaderHarness {
     struct Output {
         var lines: [[UInt8]]
         var unreadable: Bool
+        var total: Tally
     }
+
+    /// A checker that accepts every field.
+    static let acceptAll = ClosureChecker { _, _ in FieldOutcome() }
 
     /// Runs the batch engine on `file` written to a temporary file; nil when temporary files fail.
     ///
     /// Files are handled with POSIX calls: Foundation's `FileManager.contents(atPath:)` leaks a
     /// 4 KiB buffer on empty files, which LeakSanitizer reports.
-    static func run(_ file: [UInt8], format: InputFormat, limit: Int) -> Output? {
+    ///
+    /// - Parameters:
+    ///   - jobs: worker threads.
+    ///   - chunking: `chunkBytes` and `maxRecordsPerChunk`; nil for the defaults.
+    ///   - checker: the field checker (every field valid by default).
+    static func run(_ file: [UInt8], format: InputFormat, limit: Int, jobs: Int = 1, chunking: (bytes: Int, records: Int)? = nil,
+                    checker: ClosureChecker = acceptAll) -> Output? {
         var template = Array("/tmp/fuzz-records-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { return nil }
         let directory = String(cString: made)
@@ -87,13 +97,17 @@ public enum RecordReaderHarness {
         else { return nil }
         let configuration = BatchConfiguration(
             input: format, fields: FieldSelection(value: format == .jsonl ? .name("v") : nil),
-            writer: WriterOptions(format: .jsonl), maxRecordBytes: limit, jobs: 1)
-        let checker = ClosureChecker { _, _ in FieldOutcome() }
-        let report = BatchRunner(configuration: configuration, checker: checker, output: output, errors: errors).run([InputSpec(path: inputPath)])
+            writer: WriterOptions(format: .jsonl), maxRecordBytes: limit, jobs: jobs)
+        var configured = configuration
+        if let chunking {
+            configured.chunkBytes = chunking.bytes
+            configured.maxRecordsPerChunk = chunking.records
+        }
+        let report = BatchRunner(configuration: configured, checker: checker, output: output, errors: errors).run([InputSpec(path: inputPath)])
         withExtendedLifetime((output, errors)) {}
         guard let written = readFile(outputPath) else { return nil }
         let lines = written.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map(Array.init)
-        return Output(lines: lines, unreadable: !report.unreadable.isEmpty)
+        return Output(lines: lines, unreadable: !report.unreadable.isEmpty, total: report.total)
     }
 
     static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
@@ -115,6 +129,64 @@ public enum RecordReaderHarness {
             if got == 0 { return bytes }
             bytes += buffer[0..<got]
         }
+    }
+}
+
+/// The batch engine with **2 jobs** and tiny chunks against the plain 1-job run with default
+/// chunks, on the same arbitrary bytes: ordering across workers and every chunk and read
+/// boundary.
+///
+/// Input layout: the first byte as in ``RecordReaderHarness`` (format and, for lines, the record
+/// limit); the second byte picks the chunking of the 2-job run (`& 7`: 1, 2, 3, 5, 8, 13, 64 or
+/// 4,096 bytes read at a time; `>> 3 & 3`: at most 1, 2, 3 or 16,384 records a chunk); the rest
+/// is the file. The checker rejects values containing `x` (code `fuzz.x`) so valid and invalid
+/// records interleave.
+///
+/// Checks: both runs agree on whether the input is readable, write byte-identical output (so the
+/// same records, in the same order, with the same numbers and codes) and count the same totals;
+/// the 2-job run writes as many records as ``ReferenceFraming`` frames.
+public enum RecordReaderJobsHarness {
+    static let chunkBytes = [1, 2, 3, 5, 8, 13, 64, 4096]
+    static let recordsPerChunk = [1, 2, 3, 16_384]
+    static let rejectX = ClosureChecker { value, _ in
+        value.utf8.contains(UInt8(ascii: "x"))
+            ? FieldOutcome(violations: [FieldViolation(code: "fuzz.x", rule: "fuzz.x", message: "contains x")])
+            : FieldOutcome(normalized: value)
+    }
+
+    @Sendable public static func run(_ input: UnsafeRawBufferPointer) -> [FuzzFinding] {
+        guard input.count >= 2 else { return [] }
+        let first = input[0], second = input[1]
+        let format = [InputFormat.lines, .csv, .jsonl][Int(first) % 3]
+        let limit = format == .lines ? RecordReaderHarness.limits[Int(first) / 3 % RecordReaderHarness.limits.count] : 1 << 20
+        let chunking = (bytes: chunkBytes[Int(second) & 7], records: recordsPerChunk[Int(second >> 3) & 3])
+        let file = Array(input[2...])
+        guard let simple = RecordReaderHarness.run(file, format: format, limit: limit, checker: rejectX),
+              let parallel = RecordReaderHarness.run(file, format: format, limit: limit, jobs: 2, chunking: chunking, checker: rejectX)
+        else { return [FuzzFinding("cannot use temporary files")] }
+        let setup = "\(format), 2 jobs, \(chunking.bytes)-byte reads, ≤ \(chunking.records) records a chunk"
+        if simple.unreadable != parallel.unreadable {
+            return [FuzzFinding("\(setup): unreadable \(parallel.unreadable), 1 job: \(simple.unreadable)")]
+        }
+        var findings: [FuzzFinding] = []
+        if let index = simple.lines.indices.first(where: { $0 < parallel.lines.count && simple.lines[$0] != parallel.lines[$0] }) {
+            findings.append(FuzzFinding("\(setup): output record \(index + 1) is `\(String(decoding: parallel.lines[index], as: UTF8.self))`, "
+                                        + "1 job: `\(String(decoding: simple.lines[index], as: UTF8.self))`"))
+        } else if simple.lines.count != parallel.lines.count {
+            findings.append(FuzzFinding("\(setup): \(parallel.lines.count) output records, 1 job: \(simple.lines.count)"))
+        }
+        if simple.total != parallel.total {
+            findings.append(FuzzFinding("\(setup): totals \(parallel.total.records)/\(parallel.total.valid) valid, "
+                                        + "1 job: \(simple.total.records)/\(simple.total.valid)"))
+        }
+        if !parallel.unreadable {
+            let records = ReferenceFraming.records(file, format: format)
+            let expected = format == .csv ? max(0, records.count - 1) : records.count
+            if parallel.lines.count != expected {
+                findings.append(FuzzFinding("\(setup): \(expected) records in, \(parallel.lines.count) out"))
+            }
+        }
+        return findings
     }
 }
 

@@ -594,6 +594,15 @@ struct Parser {
                 segments.append(.placeholder(lexer.text(nameStart, lexer.position)))
                 lexer.position += 1
             } else if let literal = lexer.scanLiteralSegment(allowParentheses: true, stopAtColon: true) {
+                // INVARIANT: a literal segment's parentheses are balanced. An open `(` would end
+                // the path before its `)`, and printed inside parentheses (`(/a(['k'])`) the
+                // closing `)` would join the segment: the text would no longer parse back to
+                // the same tree.
+                guard Self.hasBalancedParentheses(literal) else {
+                    throw fail("RL1019", "unclosed `(` in path segment `\(literal)`",
+                               SourceSpan(start: segmentStart, end: lexer.position),
+                               help: "close it with `)`, or build the path from a string: `path('/a/b(')`")
+                }
                 segments.append(.literal(literal))
             } else {
                 throw fail("RL1019", "expected a path segment after `/`", SourceSpan(start: segmentStart - 1, end: segmentStart),
@@ -608,6 +617,18 @@ struct Parser {
         token = lexer.next()
         previousEnd = span.end
         return try node(.path(segments), span)
+    }
+}
+
+extension Parser {
+    /// True when every `(` in a scanned literal path segment has its `)` (the scanner already
+    /// stops at a `)` that closes nothing).
+    static func hasBalancedParentheses(_ segment: String) -> Bool {
+        var depth = 0
+        for byte in segment.utf8 {
+            if byte == UInt8(ascii: "(") { depth += 1 } else if byte == UInt8(ascii: ")") { depth -= 1 }
+        }
+        return depth == 0
     }
 }
 

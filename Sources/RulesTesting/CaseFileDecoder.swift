@@ -139,10 +139,9 @@ struct CaseDecoder {
             }
             time = parsed
         }
+        // A `get`, `list` or `delete` with `requestResource` is evaluated with what it supplies:
+        // the emulator's own runtime tests pass a `request.resource` on reads, and rules may read it.
         let requestResource = try document(tree, key: "requestResource").flatMap { $0 == .null ? nil : $0 }
-        if requestResource != nil, method != .create, method != .update {
-            throw fail("`requestResource` is only for `create` and `update`; a `\(method.rawValue)` has no `request.resource`")
-        }
         return RulesTestCase(
             name: name, path: path, method: method,
             auth: try auth(tree["auth"]),
@@ -370,7 +369,14 @@ extension CaseFileLoader {
     /// - Returns: the request as a case (named `request` unless it has a name) and its lookup mode.
     /// - Throws: ``CaseFileError`` naming the file at the first problem.
     public static func loadRequest(path: String, service: CaseService) throws(CaseFileError) -> (testCase: RulesTestCase, mode: LookupMode) {
-        let text = try readText(path)
+        try decodeRequest(try readText(path), path: path, service: service)
+    }
+
+    /// Decodes request-file text (see ``loadRequest(path:service:)``). `path` decides JSON or
+    /// YAML and names the file in errors.
+    ///
+    /// - Throws: ``CaseFileError`` at the first problem.
+    public static func decodeRequest(_ text: String, path: String, service: CaseService) throws(CaseFileError) -> (testCase: RulesTestCase, mode: LookupMode) {
         let lowered = path.lowercased()
         let tree: DocumentTree
         do {

@@ -83,6 +83,29 @@ public final class RulesTestRunner {
         return try run(file)
     }
 
+    /// Loads and runs several case files, in order. A file that cannot be used (its case file
+    /// or its rules do not load, or the rules guard another service) is reported in the result
+    /// with its error; every other file still runs.
+    ///
+    /// - Parameter paths: the case files, as the caller names them.
+    /// - Returns: one outcome per path, in the same order.
+    public func run(caseFilesAt paths: [String]) -> RulesTestReport {
+        RulesTestReport(files: paths.map(outcome(caseFileAt:)))
+    }
+
+    /// Loads and runs one case file, turning a file that cannot be used into an outcome that
+    /// carries its error.
+    ///
+    /// - Parameter path: the case file.
+    /// - Returns: the file's case results, or the error that kept it from running.
+    public func outcome(caseFileAt path: String) -> CaseFileOutcome {
+        do throws(RulesTestError) {
+            return CaseFileOutcome(path: path, results: try run(caseFileAt: path))
+        } catch {
+            return CaseFileOutcome(path: path, error: error)
+        }
+    }
+
     /// Runs every case of a loaded case file, in file order.
     ///
     /// - Throws: ``RulesTestError`` when the rules cannot be compiled or guard another service.
@@ -165,6 +188,55 @@ public final class RulesTestRunner {
     /// `{"rules": [<per-file coverage>, …]}` (see `CoverageCollector.json()`).
     public func coverageJSON() -> String {
         "{\"rules\": [" + coverage.map { $0.collector.json() }.joined(separator: ", ") + "]}"
+    }
+}
+
+/// What happened to one case file of a run: its case results, or why it could not be used.
+public struct CaseFileOutcome: Sendable {
+    /// The case file's path as the caller gave it.
+    public var path: String
+    /// The results of its cases, in file order; empty when the file could not be used.
+    public var results: [CaseResult]
+    /// Why the file could not be used (nothing of it ran then); nil when its cases ran.
+    public var error: RulesTestError?
+
+    /// An outcome whose cases ran.
+    public init(path: String, results: [CaseResult]) {
+        self.path = path
+        self.results = results
+        self.error = nil
+    }
+
+    /// An outcome for a file that could not be used.
+    public init(path: String, error: RulesTestError) {
+        self.path = path
+        self.results = []
+        self.error = error
+    }
+}
+
+/// The outcome of running several case files (``RulesTestRunner/run(caseFilesAt:)``).
+public struct RulesTestReport: Sendable {
+    /// One outcome per case file, in the order given.
+    public var files: [CaseFileOutcome]
+
+    /// Creates a report from outcomes (append more as files run).
+    public init(files: [CaseFileOutcome]) {
+        self.files = files
+    }
+
+    /// Every case result of the files that ran, in order.
+    public var results: [CaseResult] { files.flatMap(\.results) }
+    /// How many files could not be used.
+    public var unusableFiles: Int { files.filter { $0.error != nil }.count }
+    /// How many cases did not get their expected decision.
+    public var failedCases: Int { results.filter { !$0.passed }.count }
+
+    /// The exit status of `validate rules test`: 2 when any file could not be used, otherwise
+    /// 1 when any case failed, otherwise 0.
+    public var exitStatus: Int32 {
+        if unusableFiles > 0 { return 2 }
+        return failedCases > 0 ? 1 : 0
     }
 }
 

@@ -20,7 +20,11 @@ struct RulesTestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run case files (JSON or YAML; see docs/RULES-TESTING.md).",
-        discussion: "Exit status: 0 when every case passes, 1 when any fails, 2 when a file cannot be used, 64 on usage errors.")
+        discussion: """
+            A case or rules file that cannot be used is reported with its diagnostics and the other \
+            files still run. Exit status: 2 when any file cannot be used, otherwise 1 when any case \
+            fails, 0 when every case passes; 64 on usage errors.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, jsonl
@@ -41,47 +45,19 @@ struct RulesTestCommand: ParsableCommand {
 
     func run() throws {
         let runner = RulesTestRunner(collectCoverage: coverage != nil)
-        // Load every file and compile its rules first: report all problems, run nothing.
-        var files: [RulesCaseFile] = []
-        var problems = 0
+        // Every file runs on its own: one that cannot be used is reported with its diagnostics
+        // on standard error and the others still run.
+        var report = RulesTestReport(files: [])
         for path in cases {
-            do {
-                let file = try loadCaseFile(path)
-                _ = try runner.program(for: file)
-                files.append(file)
-            } catch {
-                printError(error.description)
-                problems += 1
-            }
+            let outcome = runner.outcome(caseFileAt: path)
+            if let error = outcome.error { printError(error.description) }
+            for result in outcome.results { print(line(for: result)) }
+            report.files.append(outcome)
         }
-        if problems > 0 { throw ExitCode(2) }
-        var results: [CaseResult] = []
-        for file in files {
-            do {
-                results += try runner.run(file)
-            } catch {
-                printError(error.description)
-                throw ExitCode(2)
-            }
-        }
-        for result in results {
-            switch format {
-            case .text:
-                print("\(result.passed ? "PASS" : "FAIL") \(result.file): \(result.name)"
-                      + (result.passed ? "" : " (expected \(result.expect.rawValue), got \(result.actual.rawValue))"))
-                if !result.passed {
-                    print(result.explanation.split(separator: "\n", omittingEmptySubsequences: false)
-                        .map { "    " + $0 }.joined(separator: "\n"))
-                }
-            case .jsonl:
-                print("{\"file\": \(jsonString(result.file)), \"name\": \(jsonString(result.name)), "
-                      + "\"expect\": \(jsonString(result.expect.rawValue)), \"actual\": \(jsonString(result.actual.rawValue)), "
-                      + "\"pass\": \(result.passed)}")
-            }
-        }
-        let failed = results.filter { !$0.passed }.count
         if format == .text {
-            print("\(results.count) case\(results.count == 1 ? "" : "s"): \(results.count - failed) passed, \(failed) failed")
+            let total = report.results.count, failed = report.failedCases, unusable = report.unusableFiles
+            print("\(total) case\(total == 1 ? "" : "s"): \(total - failed) passed, \(failed) failed"
+                  + (unusable == 0 ? "" : "; \(unusable) of \(cases.count) file\(cases.count == 1 ? "" : "s") could not be used"))
         }
         if coverage == "-" {
             print(runner.coverageJSON())
@@ -93,7 +69,25 @@ struct RulesTestCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        if failed > 0 { throw ExitCode(1) }
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// One case's output: a `PASS`/`FAIL` line (with the explanation of a failure) or a JSON object.
+    private func line(for result: CaseResult) -> String {
+        switch format {
+        case .text:
+            var text = "\(result.passed ? "PASS" : "FAIL") \(result.file): \(result.name)"
+            if !result.passed {
+                text += " (expected \(result.expect.rawValue), got \(result.actual.rawValue))\n"
+                text += result.explanation.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { "    " + $0 }.joined(separator: "\n")
+            }
+            return text
+        case .jsonl:
+            return "{\"file\": \(jsonString(result.file)), \"name\": \(jsonString(result.name)), "
+                + "\"expect\": \(jsonString(result.expect.rawValue)), \"actual\": \(jsonString(result.actual.rawValue)), "
+                + "\"pass\": \(result.passed)}"
+        }
     }
 }
 
@@ -166,8 +160,8 @@ struct RulesEvalCommand: ParsableCommand {
         abstract: "Decide one request and explain the decision.",
         discussion: """
             The request file holds one case in the case-file format (docs/RULES-TESTING.md) without \
-            `name` and `expect`, plus an optional `lookupMode`. Exit status: 0 when the request was \
-            decided (allowed or denied), 2 when a file cannot be used, 64 on usage errors.
+            `name` and `expect`, plus an optional `lookupMode`. Exit status: 0 when the request is \
+            allowed, 1 when it is denied, 2 when a file cannot be used, 64 on usage errors.
             """)
 
     @Argument(help: ArgumentHelp("The rules file.", valueName: "RULES"))
@@ -195,15 +189,11 @@ struct RulesEvalCommand: ParsableCommand {
             lookup: CaseDocumentLookup(testCase: loaded.testCase, mode: loaded.mode))
         print(decision.allowed ? "allow" : "deny")
         print(decision.explanation(in: program.source))
+        if !decision.allowed { throw ExitCode(1) }
     }
 }
 
 // MARK: - Helpers
-
-/// Loads a case file, wrapping its error for uniform reporting.
-private func loadCaseFile(_ path: String) throws(RulesTestError) -> RulesCaseFile {
-    do { return try CaseFileLoader.load(path: path) } catch { throw .caseFile(error) }
-}
 
 /// Writes one line to standard error.
 private func printError(_ message: String) {

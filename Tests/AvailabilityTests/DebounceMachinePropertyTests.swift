@@ -10,14 +10,27 @@ struct DebounceMachinePropertyTests {
     static let texts = ["", "a", "abc", "abcd", "Abc", "a..b", "bob", "admin", "bobby"]
 
     @Test func neverStaleNeverInvalidOneLookupAtATime() async {
+        var staleAnswers = 0
         await propertyCheck(input: Gen.int(in: 0...999).array(of: 0...80)) { (steps: [Int]) in
-            let violations = Self.run(steps)
+            let (violations, stale) = Self.run(steps)
+            staleAnswers += stale
             #expect(violations.isEmpty, "steps \(steps): \(violations)")
         }
+        // Stale answers carry tickets the machine really issued earlier; enough of them were sent.
+        #expect(staleAnswers >= 50, "only \(staleAnswers) stale answers were sent")
     }
 
-    /// Runs the steps and returns every broken invariant.
-    static func run(_ steps: [Int]) -> [String] {
+    @Test func aStaleAnswerWithAnIssuedTicketIsIgnored() {
+        // Type `abc`, wait 600 ms (lookup 1 starts), type `abcd` (lookup 1 is cancelled), wait
+        // 600 ms (lookup 2 starts), then answer lookup 1: nothing may change.
+        let steps = [0 + 4 * 2, 2 + 4 * 6, 0 + 4 * 3, 2 + 4 * 6, 3 + 4 * 3]
+        let (violations, stale) = Self.run(steps)
+        #expect(violations.isEmpty, "\(violations)")
+        #expect(stale == 1)
+    }
+
+    /// Runs the steps; returns every broken invariant and how many stale answers were sent.
+    static func run(_ steps: [Int]) -> (problems: [String], staleAnswers: Int) {
         let policy = TestDisplayNamePolicy()
         var machine = Machine(debounceInterval: .milliseconds(500),
                               cache: AnswerCache(capacity: 4, availableLifetime: .seconds(2), takenLifetime: .seconds(5)))
@@ -26,6 +39,8 @@ struct DebounceMachinePropertyTests {
         var typed = ""
         var timer: Int?
         var running: (ticket: Int, name: String)?
+        var issued: [Int] = []
+        var staleAnswers = 0
         var problems: [String] = []
 
         func apply(_ actions: [Machine.Action]) {
@@ -50,6 +65,7 @@ struct DebounceMachinePropertyTests {
                     if let other = running { problems.append("lookup \(ticket) started while \(other.ticket) runs") }
                     if !policy.evaluate(name).isClaimable { problems.append("lookup for unclaimable `\(name)`") }
                     running = (ticket, name)
+                    issued.append(ticket)
                 case .cancelLookup(let ticket):
                     if running?.ticket != ticket { problems.append("cancelled lookup \(ticket) that is not running") }
                     running = nil
@@ -75,12 +91,17 @@ struct DebounceMachinePropertyTests {
                     running = nil
                     apply(machine.handle(.answered(ticket: lookup.ticket, .success(answer)), at: base.advanced(by: .milliseconds(now))))
                 } else {
-                    // A stale ticket (an earlier or unknown lookup) must change nothing.
-                    let stale = machine.handle(.answered(ticket: -(choice % 5), .success(answer)), at: base.advanced(by: .milliseconds(now)))
-                    if !stale.isEmpty { problems.append("stale answer produced \(stale)") }
+                    // An answer to a lookup issued earlier and since cancelled or answered (a
+                    // real ticket, not the running one) must change nothing.
+                    let earlier = issued.filter { $0 != running?.ticket }
+                    guard !earlier.isEmpty else { continue }
+                    let ticket = earlier[choice % earlier.count]
+                    staleAnswers += 1
+                    let stale = machine.handle(.answered(ticket: ticket, .success(answer)), at: base.advanced(by: .milliseconds(now)))
+                    if !stale.isEmpty { problems.append("stale answer to lookup \(ticket) produced \(stale)") }
                 }
             }
         }
-        return problems
+        return (problems, staleAnswers)
     }
 }

@@ -61,14 +61,15 @@ struct PipelineTests {
         }
         let pipeline = ChunkPipeline(context: try context(blocking), jobs: 2, window: 16)
         for index in 0..<16 { pipeline.submit(chunk(index), output: OutputBuffer()) }
-        gate.waitUntilEntered(2)
+        #expect(gate.waitUntilEntered(2), "the two workers never started a check")
         // Once close() has dropped the 14 waiting chunks, the two claimed ones may finish.
         let opener = WorkerThread {
-            while pipeline.inFlight != 2 { usleep(100) }
+            if !spin(until: { pipeline.inFlight == 2 }) { gate.noteTimeout("close() never dropped the waiting chunks") }
             gate.open()
         }
         pipeline.close()
         opener.join()
+        #expect(gate.timeouts.isEmpty, "\(gate.timeouts)")
         #expect(pipeline.inFlight == 2)
         #expect(gate.entered == 2 * 3)
         let first = pipeline.takeOldest(), second = pipeline.takeOldest()
@@ -78,12 +79,25 @@ struct PipelineTests {
     }
 }
 
+/// Spins until `condition` holds, for at most `limit` (a bound so that a regression fails the
+/// test instead of hanging it; no test asserts on how long the wait took).
+/// - Returns: false when the bound was reached first.
+private func spin(until condition: () -> Bool, limit: Duration = .seconds(60)) -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        usleep(100)
+    }
+    return true
+}
+
 /// Holds checks until opened, counting those that arrived.
 private final class Gate: @unchecked Sendable {
-    // INVARIANT: `isOpen` and `count` are used only with `mutex` held.
+    // INVARIANT: `isOpen`, `count` and `timeoutNotes` are used only with `mutex` held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var isOpen = false
     private var count = 0
+    private var timeoutNotes: [String] = []
 
     init() { pthread_mutex_init(mutex, nil) }
 
@@ -95,13 +109,21 @@ private final class Gate: @unchecked Sendable {
 
     var entered: Int { locked { count } }
 
+    /// Waits that hit their bound, from any thread (the test checks it is empty).
+    var timeouts: [String] { locked { timeoutNotes } }
+
+    func noteTimeout(_ what: String) { locked { timeoutNotes.append(what) } }
+
+    /// Counts the check in and waits for ``open()`` (bounded: a gate never opened lets the check
+    /// go on and records a timeout).
     func enterAndWait() {
         locked { count += 1 }
-        while !locked({ isOpen }) { usleep(100) }
+        if !spin(until: { locked { isOpen } }) { noteTimeout("the gate was never opened") }
     }
 
-    func waitUntilEntered(_ expected: Int) {
-        while entered < expected { usleep(100) }
+    /// Waits until `expected` checks have entered; false when the bound was reached first.
+    func waitUntilEntered(_ expected: Int) -> Bool {
+        spin(until: { entered >= expected })
     }
 
     func open() { locked { isOpen = true } }

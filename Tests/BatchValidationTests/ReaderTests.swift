@@ -181,12 +181,13 @@ struct ReaderTests {
 
     @Test("line feeds are counted exactly, eight bytes at a time, whatever the neighbours")
     func lineFeedCounting() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator()
+        let seed = generator.seed
         let bytes: [UInt8] = [0x0A, 0x8A, 0x0B, 0x09, 0xFF, 0x00, 0x7F, 0x80, 0x61]
         for length in 0..<300 {
             let buffer = (0..<length).map { _ in bytes.randomElement(using: &generator) ?? 0 }
             let counted = buffer.withUnsafeBytes { countLineFeeds($0) }
-            #expect(counted == buffer.filter { $0 == 0x0A }.count, "length \(length)")
+            #expect(counted == buffer.filter { $0 == 0x0A }.count, "length \(length), RULESKIT_TEST_SEED=\(seed)")
         }
         let many = [UInt8](repeating: 0x0A, count: 8 * 600 + 5)
         #expect(many.withUnsafeBytes { countLineFeeds($0) } == many.count)
@@ -204,6 +205,25 @@ struct ReaderTests {
         #expect(numbers == (1...70_000).map { Substring(String($0)) })
         #expect(run.report.total.records == 70_000)
         #expect(run.report.total.valid == 70_000 - 70_000 / 3 - 70 + 23)
+    }
+
+    @Test("tiny chunks and reads with 2 jobs write exactly what one job with default chunks writes",
+          arguments: [InputFormat.lines, .csv, .jsonl], [(1, 1), (2, 3), (7, 2), (64, 16_384)])
+    func tinyChunksTwoJobs(format: InputFormat, chunking: (Int, Int)) throws {
+        let text: String = switch format {
+        case .lines: "\u{FEFF}abc\r\nAbc\n\nq\u{1}\nabc\n" + String(repeating: "z", count: 40) + "\nab\nlast"
+        case .csv: "\u{FEFF}name,x\nabc,1\n\"multi\nline\",2\n\"a\"\"b\",3\nAbc,4\n\"open,5\nabc,6"
+        default: "{\"v\": \"abc\"}\n{\"v\": 1}\n{bad\n{\"v\": \"Abc\"}\r\n\n{\"w\": \"abc\"}\n{\"v\": \"a\\nb\"}"
+        }
+        let simple = BatchConfiguration(input: format, fields: FieldSelection(value: format == .jsonl ? .name("v") : nil),
+                                        writer: WriterOptions(format: .jsonl), maxRecordBytes: 30, jobs: 1)
+        var tiny = simple
+        tiny.jobs = 2
+        (tiny.chunkBytes, tiny.maxRecordsPerChunk) = chunking
+        let expected = try runBatch(text, simple), actual = try runBatch(text, tiny)
+        #expect(actual.output == expected.output)
+        #expect(actual.report.total == expected.report.total)
+        #expect(expected.report.total.records == [InputFormat.lines: 8, .csv: 6, .jsonl: 7][format])
     }
 
     @Test("a checker's valid-as-is shortcut changes no output, for every format and filter",

@@ -70,3 +70,26 @@ func runBatch(_ input: String, _ configuration: BatchConfiguration, checker: any
 func lines(_ text: String) -> [String] {
     text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
 }
+
+/// A deterministic generator (SplitMix64) for tests that draw random inputs. Each test prints
+/// its seed in every failure message; `RULESKIT_TEST_SEED=N swift test --filter …` replays it.
+struct SeededGenerator: RandomNumberGenerator {
+    /// The seed this generator started from.
+    let seed: UInt64
+    private var state: UInt64
+
+    /// Starts from `seed`, or from `RULESKIT_TEST_SEED` when set, else from a fresh random seed.
+    init(seed: UInt64? = nil) {
+        let chosen = seed ?? getenv("RULESKIT_TEST_SEED").flatMap { UInt64(String(cString: $0)) } ?? UInt64.random(in: 0 ... .max)
+        self.seed = chosen
+        self.state = chosen
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

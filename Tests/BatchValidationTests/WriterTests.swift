@@ -165,7 +165,8 @@ struct RecordPieceTests {
 
     @Test("JSON strings written a word at a time escape and lowercase exactly like byte by byte")
     func wordWideJSON() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator()
+        let seed = generator.seed
         // Neighbours of every class boundary the word-wide tests draw: controls, `"`, `\`, DEL,
         // `@`/`A`, `Z`/`[`, `` ` ``/`a`, and UTF-8 bytes whose low seven bits look like capitals.
         let alphabet: [[UInt8]] = [[0x00], [0x1F], [0x20], [0x21], [0x22], [0x5C], [0x7E], [0x7F], [0x40], [0x41], [0x5A],
@@ -188,7 +189,8 @@ struct RecordPieceTests {
                                 count = cursor.next - buffer.baseAddress!
                             }
                         }
-                        #expect(written == referenceJSON(value, lowercased: lowercased), "\(value) lowercased: \(lowercased)")
+                        #expect(written == referenceJSON(value, lowercased: lowercased),
+                                "\(value) lowercased: \(lowercased), RULESKIT_TEST_SEED=\(seed)")
                     }
                 }
             }

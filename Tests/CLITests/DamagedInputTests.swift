@@ -9,13 +9,26 @@ struct DamagedFile: CustomTestStringConvertible, Sendable {
     let records: Int
     var testDescription: String { "damaged/\(file)" }
 
-    static var all: [DamagedFile] {
-        let manifest = (try? String(contentsOf: packageRoot.appendingPathComponent("corpus/damaged/MANIFEST"), encoding: .utf8)) ?? ""
-        return manifest.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
-            let parts = line.split(separator: " ").map(String.init)
-            guard parts.count == 4, let records = Int(parts[3]) else { return nil }
-            return DamagedFile(file: parts[0], input: parts[1], field: parts[2] == "-" ? nil : parts[2], records: records)
+    static var all: [DamagedFile] { manifest.files }
+
+    /// The MANIFEST's entries and every line that is not a well-formed entry (a missing or
+    /// unreadable MANIFEST is a problem too, so the suite cannot pass with zero cases).
+    static var manifest: (files: [DamagedFile], problems: [String]) {
+        guard let text = try? String(contentsOf: packageRoot.appendingPathComponent("corpus/damaged/MANIFEST"), encoding: .utf8) else {
+            return ([], ["corpus/damaged/MANIFEST cannot be read"])
         }
+        var files: [DamagedFile] = []
+        var problems: [String] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
+            let parts = line.split(separator: " ").map(String.init)
+            guard parts.count == 4, let records = Int(parts[3]), records > 0 else {
+                problems.append("MANIFEST:\(index + 1): `\(line)` is not `FILE FORMAT FIELD|- RECORDS`")
+                continue
+            }
+            files.append(DamagedFile(file: parts[0], input: parts[1], field: parts[2] == "-" ? nil : parts[2], records: records))
+        }
+        return (files, problems)
     }
 
     var arguments: [String] {
@@ -27,6 +40,16 @@ struct DamagedFile: CustomTestStringConvertible, Sendable {
 
 @Suite("Damaged input: one output record per input record, always")
 struct DamagedInputTests {
+    @Test("the MANIFEST is well formed and lists every damaged file")
+    func manifestListsEveryFile() throws {
+        let (files, problems) = DamagedFile.manifest
+        #expect(problems.isEmpty, "\(problems)")
+        let directory = packageRoot.appendingPathComponent("corpus/damaged").path
+        let present = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0 != "MANIFEST" }.sorted()
+        #expect(files.map(\.file).sorted() == present)
+        #expect(files.count == 3, "lines, CSV and JSONL: \(files.map(\.file))")
+    }
+
     @Test("input count == output count for every validator and per-record format", arguments: DamagedFile.all)
     func counts(_ damaged: DamagedFile) throws {
         for kind in ["display-name", "email", "password"] {

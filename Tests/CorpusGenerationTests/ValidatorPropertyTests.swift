@@ -16,29 +16,74 @@ struct ValidatorPropertyTests {
         }))
     }
 
-    @Test func validatorsNeverTrapOnArbitraryUnicode() async throws {
-        let (displayName, email, password) = try validators()
-        await propertyCheck(count: 1000, input: Self.scalars) { text in
-            for result in [displayName.validate(text), email.validate(text), password.validate(text, context: PasswordCorpus.context)] {
-                // Every violation is a real code; a valid result has no violations.
-                #expect(result.violations.allSatisfy { !$0.code.isEmpty && !$0.message.isEmpty })
+    /// What every result must satisfy, whatever the input: valid exactly when it has no
+    /// violations; a valid display name or email has a normalized form, a password never has
+    /// one; every violation carries its validator's code prefix, a rule id and a message, and a
+    /// password message never repeats the password; validating again gives the same codes.
+    func checkResults(_ text: String, _ validators: (DisplayNameValidator, EmailValidator, PasswordValidator)) -> Int {
+        let (displayName, email, password) = validators
+        let results: [(prefix: String, result: ValidationResult, again: ValidationResult)] = [
+            ("DN", displayName.validate(text), displayName.validate(text)),
+            ("EM", email.validate(text), email.validate(text)),
+            ("PW", password.validate(text, context: PasswordCorpus.context), password.validate(text, context: PasswordCorpus.context)),
+        ]
+        var valid = 0
+        for (prefix, result, again) in results {
+            #expect(result.codes == again.codes, "\(prefix): \(text.debugDescription)")
+            #expect(result.isValid == result.violations.isEmpty)
+            if prefix == "PW" {
+                #expect(result.normalized == nil)
+            } else {
+                #expect(result.isValid == (result.normalized != nil), "\(prefix): \(text.debugDescription)")
+            }
+            if result.isValid { valid += 1 }
+            for violation in result.violations {
+                #expect(violation.code.hasPrefix(prefix) && violation.code.count == 5, "\(violation.code) for \(text.debugDescription)")
+                #expect(!violation.rule.isEmpty && !violation.message.isEmpty, "\(violation.code)")
+                if prefix == "PW", text.count >= 4 {
+                    #expect(!Self.containsBytes(Array(violation.message.utf8), Array(text.utf8)), "\(violation.code) repeats the password")
+                }
             }
         }
+        return valid
     }
 
-    @Test func validatorsNeverTrapOnArbitraryBytes() async throws {
-        let (displayName, email, password) = try validators()
+    /// Byte-exact substring search (Foundation's `contains` stops at a NUL in the needle).
+    static func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
+    @Test func validatorsHoldTheirInvariantsOnArbitraryUnicode() async throws {
+        let validators = try validators()
+        var checked = 0, valid = 0
+        await propertyCheck(count: 1000, input: Self.scalars) { text in
+            valid += checkResults(text, validators)
+            checked += 1
+        }
+        #expect(checked == 1000)
+        #expect(valid >= 10, "only \(valid) valid results: the valid branch was barely checked")
+    }
+
+    @Test func validatorsHoldTheirInvariantsOnArbitraryBytes() async throws {
+        let validators = try validators()
+        let (displayName, email, password) = validators
+        var checked = 0, viaBytes = 0
         await propertyCheck(count: 1000, input: Gen.uint8().array(of: 0...64)) { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
-            _ = (displayName.validate(text), email.validate(text), password.validate(text))
+            _ = checkResults(text, validators)
+            checked += 1
             // The byte entry points take valid UTF-8 without NUL, as the batch reader guarantees.
             guard bytes.withUnsafeBytes({ isValidUTF8($0) }), !bytes.contains(0) else { return }
+            viaBytes += 1
             bytes.withUnsafeBytes { raw in
                 #expect(displayName.validate(utf8: raw).codes == displayName.validate(text).codes)
                 #expect(email.validate(utf8: raw).codes == email.validate(text).codes)
                 #expect(password.validate(utf8: raw).codes == password.validate(text).codes)
             }
         }
+        #expect(checked == 1000)
+        #expect(viaBytes >= 20, "only \(viaBytes) inputs were valid UTF-8 without NUL")
     }
 
     @Test func normalizationIsIdempotent() async throws {

@@ -43,6 +43,8 @@ struct DiagnosticCase: CustomTestStringConvertible, Sendable {
                    help: "write integers in decimal and floats as `1.5`; exponent and hex forms are not supported"),
         .condition("missing operand", "1 + 1️⃣)2️⃣", "RL1011", "expected an expression, found `)`"),
         .condition("unclosed call", "isOwner(userId 1️⃣;2️⃣", "RL1010", "expected `,`, found `;`", help: "separate arguments with `,`"),
+        .condition("unclosed parenthesis in a path segment", "(/databases/$(database)/documents/1️⃣users(2️⃣['k']) == null", "RL1019",
+                   "unclosed `(` in path segment `users(`", help: "close it with `)`, or build the path from a string: `path('/a/b(')`"),
         .condition("map key not a string", "{1️⃣a2️⃣: 1} == {}", "RL1018", "map keys must be string literals, found `a`",
                    help: "quote the key: `{'name': value}`"),
         .condition("call of a non-name", "1️⃣[isOwner]2️⃣(userId)", "RL1017", "only a name can be called",

@@ -129,31 +129,69 @@ struct TreeBuilder {
         }
     }
 
-    @Test func arbitraryBytesNeverTrapTheCompiler() async {
-        await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...300)) { bytes in
-            let text = String(decoding: bytes, as: UTF8.self)
-            let result = RulesCompiler.compile(text)
-            #expect(result.program != nil || result.hasErrors)
+    /// What every compile must give, whatever the text: a program exactly when there is no
+    /// error, and every diagnostic with an `RL` code (never the internal-error code `RL3099`)
+    /// and a span inside the text. Returns the program.
+    static func checkedCompile(_ text: String) -> Program? {
+        let source = SourceFile(name: "p.rules", text: text)
+        let result = RulesCompiler.compile(source)
+        #expect((result.program != nil) == !result.hasErrors, "program \(result.program != nil), errors \(result.hasErrors): \(text.debugDescription)")
+        for diagnostic in result.diagnostics {
+            #expect(diagnostic.code.hasPrefix("RL") && diagnostic.code != "RL3099", "\(diagnostic.code) \(diagnostic.message)")
+            if let span = diagnostic.span {
+                #expect(0 <= span.start && span.start <= span.end && span.end <= source.bytes.count,
+                        "\(diagnostic.code) at \(span.start)..<\(span.end) in \(source.bytes.count) bytes")
+            }
         }
+        return result.program
+    }
+
+    @Test func arbitraryBytesCompileToAProgramOrLocatedErrors() async {
+        var refused = 0
+        await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...300)) { bytes in
+            if Self.checkedCompile(String(decoding: bytes, as: UTF8.self)) == nil { refused += 1 }
+        }
+        // Arbitrary bytes are almost never a rules file; the checks above ran on the errors.
+        #expect(refused >= 450, "only \(refused) of 500 refused")
     }
 
     /// Token soup is far more likely than raw bytes to reach deep parser and checker paths.
-    @Test func tokenSoupNeverTrapsTheCompilerOrEvaluator() async {
+    @Test func tokenSoupCompilesToAProgramOrLocatedErrorsAndEvaluatesConsistently() async {
         let vocabulary = ["rules_version", "=", "'2'", ";", "service", "cloud.firestore", "firebase.storage", "{", "}", "match",
                           "/databases/{database}/documents", "/a/{b}", "/{rest=**}", "allow", "read", "write", "get", ",", ":", "if",
                           "function", "f", "(", ")", "let", "x", "return", "request", ".", "auth", "uid", "==", "&&", "||", "!",
                           "?", "1", "2.5", "'s'", "b", "[", "]", "in", "is", "int", "-", "+", "*", "/", "%", "$(", "exists",
                           "true", "null", "//c\n", "/*", "*/", "\"", "\\", "é"]
+        // Conditions built as operand, operator, operand, …: most compile, so the evaluation
+        // checks below run on many programs, not only on the rare soup that parses.
+        let operands = ["true", "false", "null", "1", "2.5", "'s'", "request.auth", "request.auth.uid", "request.time", "resource",
+                        "resource.data.k", "request.path", "[1, 'a']", "{'k': 1}", "(1 + 2)", "!true", "-1", "x", "'a'.size()"]
+        let operators = ["==", "!=", "&&", "||", "+", "-", "*", "/", "%", "in", "<", ">=", "is"]
+        var compiled = 0
         await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...200)) { bytes in
-            let text = bytes.map { vocabulary[Int($0) % vocabulary.count] }.joined(separator: bytes.first.map { $0 % 2 == 0 ? " " : "" } ?? "")
-            let result = RulesCompiler.compile(text)
-            if let program = result.program {
-                let request = RulesRequest(service: program.service, path: "/databases/(default)/documents/a/b", method: .get,
-                                           auth: Auth(uid: "u"))
-                _ = program.evaluate(request)
+            let text: String
+            if (bytes.last ?? 0) % 3 == 0 {
+                let separator = bytes.first.map { $0 % 2 == 0 ? " " : "" } ?? ""
+                text = bytes.map { vocabulary[Int($0) % vocabulary.count] }.joined(separator: separator)
+            } else {
+                let terms = bytes.prefix(9).enumerated().map { index, byte in
+                    index % 2 == 0 ? operands[Int(byte) % operands.count] : operators[Int(byte) % operators.count]
+                }
+                let condition = (terms.count % 2 == 0 ? terms.dropLast() : terms[...]).joined(separator: " ")
+                text = "service cloud.firestore { match /databases/{database}/documents { match /{rest=**} { allow read: if "
+                    + (condition.isEmpty ? "true" : condition) + "; } } }"
             }
-            #expect(result.program != nil || result.hasErrors)
+            guard let program = Self.checkedCompile(text) else { return }
+            compiled += 1
+            let request = RulesRequest(service: program.service, path: "/databases/(default)/documents/a/b", method: .get,
+                                       auth: Auth(uid: "u"))
+            let first = program.evaluate(request), second = program.evaluate(request)
+            // Deterministic, and a grant names the allow that granted it and has no request error.
+            #expect(first.allowed == second.allowed && first.candidates.count == second.candidates.count, "\(text)")
+            #expect(!first.allowed || (first.grantedBy != nil && first.requestError == nil), "\(text)")
+            #expect(first.requestError.map { $0.code.hasPrefix("RL3") && $0.code != "RL3099" } ?? true, "\(text)")
         }
+        #expect(compiled >= 50, "only \(compiled) of 500 inputs compiled: the evaluation checks barely ran")
     }
 }
 
@@ -170,6 +208,7 @@ struct TreeBuilder {
         let parsed = Self.expressions.compactMap { RulesParser.parseExpression($0).0 }
         #expect(parsed.count == Self.expressions.count)
         let extremes: [Int64] = [.min, .max, .min + 1, .max - 1, 0, -1, 1, 253_402_300_799, -62_135_596_800]
+        var checked = 0
         await propertyCheck(count: 300, input: Gen.int64(in: .min ... .max), Gen.int32(in: .min ... .max), Gen.int(in: 0...8)) { seconds, nanos, pick in
             let i = pick < extremes.count ? extremes[pick] : seconds
             let variables: [String: Value] = [
@@ -177,11 +216,33 @@ struct TreeBuilder {
                 "d": .duration(RulesDuration(seconds: i, nanos: nanos)),
                 "i": .int(i),
             ]
-            for expression in parsed {
-                _ = Program.evaluateExpression(expression, variables: variables)
+            for (text, expression) in zip(Self.expressions, parsed) {
+                let (result, _) = Program.evaluateExpression(expression, variables: variables)
+                switch result {
+                case .success(let value):
+                    if let expected = Self.intReference[text]?(i) { #expect(value == expected, "\(text) with i = \(i)") }
+                case .failure(let error):
+                    #expect(error.code.hasPrefix("RL3") && error.code != "RL3099", "\(text): \(error.code) \(error.message)")
+                    // Integer arithmetic fails only where 64-bit two's complement overflows.
+                    if let reference = Self.intReference[text] { #expect(reference(i) == nil, "\(text) with i = \(i): \(error.message)") }
+                }
             }
+            checked += 1
         }
+        #expect(checked == 300)
     }
+
+    /// Integer expressions written with Swift's overflow-reporting arithmetic: nil where the
+    /// language must report an overflow.
+    static let intReference: [String: @Sendable (Int64) -> Value?] = [
+        "i + i": { let (r, o) = $0.addingReportingOverflow($0); return o ? nil : .int(r) },
+        "i * i": { let (r, o) = $0.multipliedReportingOverflow(by: $0); return o ? nil : .int(r) },
+        "i - 1": { let (r, o) = $0.subtractingReportingOverflow(1); return o ? nil : .int(r) },
+        "-i": { $0 == .min ? nil : .int(-$0) },
+        "i / -1": { $0 == .min ? nil : .int(-$0) },
+        "i % -1": { $0 == .min ? nil : .int(0) },
+        "math.abs(i)": { $0 == .min ? nil : .int(abs($0)) },
+    ]
 }
 
 /// Random expressions over the real builtins, evaluated with odd values bound: never a trap.
@@ -198,14 +259,31 @@ struct TreeBuilder {
             "l": .list([.null, .string("k"), .float(.infinity)]), "t": .timestamp(Timestamp(seconds: 253_402_300_799)),
             "d": .duration(RulesDuration(seconds: .min + 1)), "p": .path(PathValue("/databases/(default)/documents/{uid}/x")),
         ]
+        var values = 0, errors = 0
         await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...160)) { bytes in
             var builder = TreeBuilder(bytes)
             builder.names = names
             builder.members = members
             builder.ints = [.max, .min + 1, -1, 0, 1_000_000_000_000]
             let tree = builder.expr(depth: 5)
-            _ = Program.evaluateExpression(tree, variables: variables, lookup: InMemoryDatabase(documents: [:]),
-                                           regexEngine: TestRegexEngine())
+            let (first, _) = Program.evaluateExpression(tree, variables: variables, lookup: InMemoryDatabase(documents: [:]),
+                                                        regexEngine: TestRegexEngine())
+            let (second, _) = Program.evaluateExpression(tree, variables: variables, lookup: InMemoryDatabase(documents: [:]),
+                                                         regexEngine: TestRegexEngine())
+            // A value or a located language error, the same both times; never an internal error.
+            switch (first, second) {
+            case (.success(let a), .success(let b)):
+                values += 1
+                #expect(String(reflecting: a) == String(reflecting: b), "\(RulesPrinter.print(tree))")  // NaN-safe
+            case (.failure(let a), .failure(let b)):
+                errors += 1
+                #expect(a == b, "\(RulesPrinter.print(tree))")
+                #expect(a.code.hasPrefix("RL3") && a.code != "RL3099", "\(a.code) \(a.message): \(RulesPrinter.print(tree))")
+            default:
+                Issue.record("evaluated twice with different outcomes: \(RulesPrinter.print(tree))")
+            }
         }
+        #expect(values + errors == 500)
+        #expect(values >= 50 && errors >= 50, "\(values) values, \(errors) errors")
     }
 }

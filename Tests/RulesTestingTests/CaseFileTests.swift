@@ -113,8 +113,6 @@ struct CaseFileTests {
          "x", "`resource.l`: latitude must be in [-90, 90] and longitude in [-180, 180]"),
         (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "existing": {"/databases/d/documents/a": {}}}"#,
          "x", "`existing` key `/databases/d/documents/a` is not a full document path such as `/databases/(default)/documents/users/alice`"),
-        (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "delete", "expect": "allow", "requestResource": {}}"#,
-         "x", "`requestResource` is only for `create` and `update`; a `delete` has no `request.resource`"),
         (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "resource": [1]}"#,
          "x", "`resource` must be null or a map of document fields"),
         (#"{"name": "x", "path": "/databases/d/documents/a/b", "method": "get", "expect": "allow", "auth": {"token": {}}}"#,
@@ -177,6 +175,15 @@ struct CaseFileTests {
         #expect(throws: CaseFileError(file: "f.json", caseName: "a", message: "`batch` is for Firestore cases; Storage has no batched writes")) {
             try CaseFileLoader.decode(text, path: "f.json")
         }
+    }
+
+    @Test("`requestResource` on a get, list or delete is kept as given, never refused", arguments: ["get", "list", "delete"])
+    func requestResourceOnReadsAndDeletes(method: String) throws {
+        let text = #"{"rules": "r.rules", "service": "firestore", "cases": [{"name": "x", "path": "/databases/d/documents/a/b", "#
+            + #""method": ""# + method + #"", "expect": "allow", "requestResource": {"k": 1}}]}"#
+        let file = try CaseFileLoader.decode(text, path: "f.json")
+        #expect(file.cases.map(\.requestResource) == [.map(["k": .int(1)])])
+        #expect(file.cases[0].request(service: .firestore).requestResource == .map(["k": .int(1)]))
     }
 
     @Test("duplicate case names are an error")

@@ -83,20 +83,44 @@ struct ReaderPropertyTests {
         }
     }
 
-    @Test("arbitrary bytes never trap the readers or the decoder")
+    @Test("arbitrary bytes: each reader returns a tree or a located error, and the loader reports exactly that")
     func arbitraryBytes() async {
         let vocabulary = ["{", "}", "[", "]", ",", ":", "\"", "\\", "u", "d83d", "0", "-", ".", "e", "1",
                           "true", "null", "\"__type__\"", "\"timestamp\"", "\"cases\"", "\"rules\"", " ", "\n", "é", "- ", "&a", "*a", "!!"]
+        var read = 0, refused = 0
         await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...160)) { bytes in
             let raw = String(decoding: bytes, as: UTF8.self)
             let soup = bytes.map { vocabulary[Int($0) % vocabulary.count] }.joined()
             for text in [raw, soup] {
-                _ = try? JSONReader.read(text)
-                _ = try? YAMLReader.read(text)
-                _ = try? CaseFileLoader.decode(text, path: "p.json")
-                _ = try? CaseFileLoader.decode(text, path: "p.yaml")
+                for (path, reader) in [("p.json", JSONReader.read), ("p.yaml", YAMLReader.read)] as [(String, (String) throws(DocumentSyntaxError) -> DocumentTree)] {
+                    let outcome = Result { () throws(DocumentSyntaxError) in try reader(text) }
+                    let loaded = Result { () throws(CaseFileError) in try CaseFileLoader.decode(text, path: path) }
+                    switch outcome {
+                    case .success:
+                        read += 1
+                        // The text was read: any problem is the decoder's, named by the file alone.
+                        if case .failure(let error) = loaded {
+                            #expect(error.file == path, "\(path) \(error) for \(text.debugDescription)")
+                        }
+                    case .failure(let error):
+                        refused += 1
+                        // A syntax error is located inside the text, and the loader reports it at that place.
+                        let breaks = text.unicodeScalars.filter { $0 == "\n" || $0 == "\r" }.count
+                        #expect((1...breaks + 2).contains(error.line) && (1...text.count + 1).contains(error.column),
+                                "\(path): \(error.line):\(error.column) outside \(text.debugDescription)")
+                        #expect(!error.message.isEmpty)
+                        guard case .failure(let loaderError) = loaded else {
+                            Issue.record("\(path): the loader accepted text its reader refuses: \(text.debugDescription)")
+                            continue
+                        }
+                        #expect(loaderError == CaseFileError(file: "\(path):\(error.line):\(error.column)", message: error.message))
+                    }
+                }
             }
         }
+        // Both outcomes were really exercised (1,000 texts a reader, two readers).
+        #expect(read + refused == 2_000)
+        #expect(read >= 100 && refused >= 500, "read \(read), refused \(refused)")
     }
 }
 

@@ -34,6 +34,44 @@ struct RunnerTests {
         #expect(result.explanation.contains("request.auth.uid = 'bob'"))
     }
 
+    @Test("a file that cannot be used is reported and every other file still runs")
+    func brokenFilesDoNotStopTheRun() {
+        let paths = ["corpus/cli/rules/fixtures/read-request-resource.cases.yaml", "corpus/cli/rules/fixtures/broken-rules.cases.yaml",
+                     "corpus/cli/rules/fixtures/does-not-exist.cases.json", "corpus/cli/rules/fixtures/bad-method.cases.json",
+                     "corpus/cli/rules/fixtures/wrong-service.cases.json", "corpus/cli/rules/fixtures/failing.cases.yaml"]
+            .map(RepoPaths.path)
+        let report = RulesTestRunner().run(caseFilesAt: paths)
+        #expect(report.files.map(\.path) == paths)
+        #expect(report.files.map { $0.error == nil } == [true, false, false, false, false, true])
+        #expect(report.files.map(\.results.count) == [4, 0, 0, 0, 0, 3])
+        #expect(report.unusableFiles == 4)
+        #expect(report.failedCases == 2)
+        #expect(report.exitStatus == 2)
+        // The broken rules file is reported with its diagnostics, located like a compiler.
+        let rulesError = report.files[1].error.map(String.init(describing:)) ?? ""
+        #expect(rulesError.contains("fixtures/broken.rules:6:52: error[RL1011]"), "\(rulesError)")
+    }
+
+    @Test("exit status: 2 for an unusable file, else 1 for a failing case, else 0", arguments: [
+        (["read-request-resource.cases.yaml"], 0),
+        (["read-request-resource.cases.yaml", "failing.cases.yaml"], 1),
+        (["failing.cases.yaml", "bad-method.cases.json"], 2),
+        (["broken-rules.cases.yaml"], 2),
+    ] as [([String], Int32)])
+    func exitStatus(files: [String], status: Int32) {
+        let report = RulesTestRunner().run(caseFilesAt: files.map { RepoPaths.path("corpus/cli/rules/fixtures/" + $0) })
+        #expect(report.exitStatus == status)
+    }
+
+    @Test("`request.resource` given on a get, list or delete is what the rules read")
+    func requestResourceOnReadsAndDeletes() throws {
+        let results = try RulesTestRunner().run(caseFileAt: RepoPaths.path("corpus/cli/rules/fixtures/read-request-resource.cases.yaml"))
+        #expect(results.map(\.actual) == [.allow, .deny, .deny, .allow])
+        #expect(results.allSatisfy { $0.passed })
+        // Without `requestResource` the get reads an undefined `request.resource`: an error, so deny.
+        #expect(results[1].explanation.contains("property `resource` is undefined on object"), "\(results[1].explanation)")
+    }
+
     @Test("coverage JSON covers every rules file run")
     func coverageJSON() throws {
         let runner = RulesTestRunner(collectCoverage: true)
