@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
+        .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -42,7 +43,9 @@ let package = Package(
             "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
-        .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "Patterns"]),
+        .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
+        // Realtime Database rules (database.rules.json); `matches()` is injected (RulesPatterns).
+        .target(name: "DatabaseRules", dependencies: ["Diagnostics"]),
         .target(name: "Availability"),
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
