@@ -55,7 +55,7 @@ let package = Package(
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns", "FieldValidation"]),
         .target(name: "RulesTesting", dependencies: [
-            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
@@ -64,8 +64,9 @@ let package = Package(
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
+        .executableTarget(name: "DatabaseRulesBenchmark", dependencies: ["DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "CorpusGeneration",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -79,7 +80,7 @@ let package = Package(
 
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation", "DatabaseRules",
         ]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzDisplayName", dependencies: ["FuzzHarness"]),
@@ -89,6 +90,8 @@ let package = Package(
         .executableTarget(name: "FuzzRulesParser", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzRulesEval", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzRecordReader", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzDatabaseParser", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzDatabaseEval", dependencies: ["FuzzHarness"]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
@@ -113,6 +116,10 @@ let package = Package(
         ]),
         .testTarget(name: "CorpusGenerationTests", dependencies: [
             "CorpusGeneration", "FieldValidation", "BatchValidation", "Patterns", "RulesTesting", "RulesLanguage", "RulesPatterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "DatabaseRulesTests", dependencies: [
+            "DatabaseRules", "RulesPatterns", "RulesTesting", "Diagnostics",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),

@@ -161,9 +161,14 @@ struct Evaluator {
     var rulePath = ""
 
     init(program: DatabaseProgram, context: RuleContext, coverage: DatabaseCoverage?) {
-        self.regexEngine = program.regexEngine
-        self.regexes = program.regexes
-        self.stepLimit = program.limits.evaluationStepLimit
+        self.init(regexEngine: program.regexEngine, regexes: program.regexes, stepLimit: program.limits.evaluationStepLimit,
+                  context: context, coverage: coverage)
+    }
+
+    init(regexEngine: any DatabaseRegexEngine, regexes: [String: String], stepLimit: Int, context: RuleContext, coverage: DatabaseCoverage?) {
+        self.regexEngine = regexEngine
+        self.regexes = regexes
+        self.stepLimit = stepLimit
         self.context = context
         self.coverage = coverage
     }
@@ -247,7 +252,8 @@ struct Evaluator {
             let receiver = try eval(receiverExpr)
             if name == "matches" {
                 guard case .string(let subject) = receiver else {
-                    throw EvalError(code: DatabaseCode.typeError, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
+                    let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
+                    throw EvalError(code: code, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
                 }
                 guard case .regex(let pattern)? = try argumentExprs.first.map({ (e: Expression) throws(EvalError) in try eval(e) }) else {
                     throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
@@ -380,7 +386,10 @@ struct Evaluator {
             }
         case "child", "hasChild":
             let path = try stringArgument(arguments.first ?? .null, name, expr.span)
-            let keys = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            // Empty segments are skipped; `child('')` is an empty snapshot (both inferred, §8.12):
+            // the empty key never exists, because no stored key is empty.
+            var keys = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            if keys.isEmpty { keys = [""] }
             let child = Snapshot(root: snapshot.root, keys: snapshot.keys + keys)
             steps += keys.count
             return name == "child" ? .snapshot(child) : .bool(child.node != nil)
@@ -465,5 +474,62 @@ struct Evaluator {
             i += 1
         }
         return nil
+    }
+}
+
+// MARK: - One expression on its own
+
+/// What a single expression sees when evaluated outside a rules file (tools and tests).
+public struct ExpressionEnvironment: Sendable {
+    /// `auth`: nil or `.null` when signed out.
+    public var auth: JSONValue?
+    /// The root before the operation (`root`, `data`).
+    public var oldRoot: DataNode?
+    /// The root after the operation (`newData`).
+    public var newRoot: DataNode?
+    /// Where the rule sits: `data` and `newData` point here.
+    public var location: [String]
+    /// `$` bindings, by name with `$`.
+    public var bindings: [String: String]
+    /// `now`, in milliseconds.
+    public var now: Double
+    /// `query`.
+    public var query: DatabaseQuery
+
+    /// Creates an environment.
+    public init(auth: JSONValue? = nil, oldRoot: DataNode? = nil, newRoot: DataNode? = nil, location: [String] = [],
+                bindings: [String: String] = [:], now: Double = 0, query: DatabaseQuery = DatabaseQuery()) {
+        self.auth = auth
+        self.oldRoot = oldRoot
+        self.newRoot = newRoot
+        self.location = location
+        self.bindings = bindings
+        self.now = now
+        self.query = query
+    }
+}
+
+extension DatabaseRulesCompiler {
+    /// Evaluates a checked expression (from ``checkExpression(_:kind:variables:limits:)``) as a
+    /// rule: a boolean, or an error with its code and message.
+    public static func evaluate(_ expression: Expression, in environment: ExpressionEnvironment,
+                                regexEngine: any DatabaseRegexEngine = UnavailableDatabaseRegexEngine(),
+                                limits: DatabaseLimits = .default) -> RuleOutcome {
+        var regexes: [String: String] = [:]
+        expression.forEachNode { node in
+            if case .regex(let pattern, let flags) = node.kind {
+                regexes[Evaluator.regexKey(pattern, flags)] = try? DatabaseRegex.translate(pattern, caseInsensitive: !flags.isEmpty)
+            }
+        }
+        let context = RuleContext(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
+                                  newRoot: environment.newRoot, location: environment.location, bindings: environment.bindings,
+                                  now: environment.now, query: environment.query)
+        var evaluator = Evaluator(regexEngine: regexEngine, regexes: regexes, stepLimit: limits.evaluationStepLimit,
+                                  context: context, coverage: nil)
+        do {
+            return .value(try evaluator.boolean(expression))
+        } catch {
+            return .error(code: error.code, message: error.message)
+        }
     }
 }

@@ -1,5 +1,6 @@
 // `validate rules test|lint|eval`: run case files, lint rules, decide one request.
 import ArgumentParser
+import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
@@ -41,10 +42,16 @@ struct RulesTestCommand: ParsableCommand {
 
     func run() throws {
         let runner = RulesTestRunner(collectCoverage: coverage != nil)
+        let databaseRunner = DatabaseTestRunner(collectCoverage: coverage != nil)
         // Load every file and compile its rules first: report all problems, run nothing.
         var files: [RulesCaseFile] = []
+        var databaseFiles: [String: DatabaseCaseFile] = [:]
         var problems = 0
         for path in cases {
+            if DatabaseCaseFileLoader.isDatabaseCaseFile(path) {
+                if let file = loadDatabaseCaseFile(path, runner: databaseRunner) { databaseFiles[path] = file } else { problems += 1 }
+                continue
+            }
             do {
                 let file = try loadCaseFile(path)
                 _ = try runner.program(for: file)
@@ -55,10 +62,14 @@ struct RulesTestCommand: ParsableCommand {
             }
         }
         if problems > 0 { throw ExitCode(2) }
-        var results: [CaseResult] = []
-        for file in files {
+        var results: [any CaseOutcome] = []
+        for path in cases where databaseFiles[path] != nil || files.contains(where: { $0.path == path }) {
             do {
-                results += try runner.run(file)
+                if let file = databaseFiles[path] {
+                    results += try databaseRunner.run(file) as [any CaseOutcome]
+                    continue
+                }
+                for file in files where file.path == path { results += try runner.run(file) as [any CaseOutcome] }
             } catch {
                 printError(error.description)
                 throw ExitCode(2)
@@ -83,11 +94,13 @@ struct RulesTestCommand: ParsableCommand {
         if format == .text {
             print("\(results.count) case\(results.count == 1 ? "" : "s"): \(results.count - failed) passed, \(failed) failed")
         }
+        let coverageJSON = "{\"rules\": [" + (runner.coverage.map { $0.collector.json() } + databaseRunner.coverageEntries)
+            .joined(separator: ", ") + "]}"
         if coverage == "-" {
-            print(runner.coverageJSON())
+            print(coverageJSON)
         } else if let coverage {
             do {
-                try (runner.coverageJSON() + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
+                try (coverageJSON + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
             } catch {
                 printError("error: cannot write coverage to `\(coverage)`: \(error.localizedDescription)")
                 throw ExitCode(2)
@@ -136,9 +149,14 @@ struct RulesLintCommand: ParsableCommand {
                 errors += 1
                 continue
             }
-            let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
-            var diagnostics = compiled.diagnostics
-            if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
+            var diagnostics: [Diagnostic]
+            if DatabaseCaseFileLoader.isDatabaseRules(source) {
+                diagnostics = lintDatabaseRules(source)
+            } else {
+                let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
+                diagnostics = compiled.diagnostics
+                if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
+            }
             diagnostics.sort { ($0.span?.start ?? -1, $0.code) < ($1.span?.start ?? -1, $1.code) }
             errors += diagnostics.filter { $0.severity == .error }.count
             warnings += diagnostics.filter { $0.severity == .warning }.count
@@ -177,6 +195,9 @@ struct RulesEvalCommand: ParsableCommand {
     var request: String
 
     func run() throws {
+        if let source = try? RulesTestRunner.readSource(rules), DatabaseCaseFileLoader.isDatabaseRules(source) {
+            return try evalDatabaseRequest(rules: rules, request: request)
+        }
         let program: Program
         let loaded: (testCase: RulesTestCase, mode: LookupMode)
         do {
@@ -206,6 +227,6 @@ private func loadCaseFile(_ path: String) throws(RulesTestError) -> RulesCaseFil
 }
 
 /// Writes one line to standard error.
-private func printError(_ message: String) {
+func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
