@@ -65,7 +65,9 @@ public enum DatabaseRulesCompiler {
     ///
     /// - Throws: ``ExpressionProblem`` with spans in `text`.
     public static func checkExpression(_ text: String, kind: RuleKind, variables: Set<String> = [],
-                                       limits: DatabaseLimits = .default) throws(ExpressionProblem) -> Expression {
+                                       limits: DatabaseLimits = .default) throws(ExpressionProblem) -> DatabaseExpression {
+        // INVARIANT: the parser rejects trees deeper than `maxExpressionDepth`, which bounds the
+        // recursion of the checker, the evaluator, the explainer and the printer.
         guard !text.trimmingWhitespace.isEmpty else {
             throw ExpressionProblem(code: DatabaseCode.emptyExpression, message: "empty rule expression",
                                     span: SourceSpan(start: 0, end: max(1, text.utf8.count)), help: "write `true`, `false` or a condition")
@@ -79,7 +81,7 @@ public enum DatabaseRulesCompiler {
         let type = try TypeChecker(kind: kind, variables: variables).check(expr)
         guard type == .boolean else {
             throw ExpressionProblem(code: DatabaseCode.notBoolean, message: "expression must evaluate to a boolean", span: expr.span,
-                                    help: type.isDynamic ? "compare the value, e.g. `auth.token.admin == true`" : nil)
+                                    help: type.isDynamic ? "a value from `val()` or `auth` is not known to be a boolean; compare it, e.g. `newData.val() == true`" : nil)
         }
         return expr
     }

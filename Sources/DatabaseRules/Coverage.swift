@@ -86,7 +86,7 @@ public final class DatabaseCoverage {
                                + "\"true\": \(c.trueCount), \"false\": \(c.falseCount), \"error\": \(c.errorCount)}")
             if c.total == 0 { never.append("{\"rule\": \(jsonString(rule.rulePath)), \(location(rule.span))}") }
             guard case .expression(let expr) = rule.body else { continue }
-            var nodes: [Expression] = []
+            var nodes: [DatabaseExpression] = []
             expr.forEachNode { node in
                 switch node.kind {
                 case .binary(.and, let l, let r), .binary(.or, let l, let r): nodes += [l, r]

@@ -105,8 +105,10 @@ public struct DatabaseDecision: Sendable {
         }
         var lines: [String] = []
         if allowed {
+            // An update's locations are often granted by one rule: say it once.
             for grant in grants {
-                lines.append("allowed by \(describe(grant))")
+                let line = "allowed by \(describe(grant))"
+                if !lines.contains(line) { lines.append(line) }
             }
             let validated = evaluations.filter { $0.rule.kind == .validate }.count
             if validated > 0 { lines.append("\(validated) `.validate` rule\(validated == 1 ? "" : "s") passed") }
@@ -150,14 +152,14 @@ extension Substring {
 // MARK: - Blame
 
 extension Evaluator {
-    mutating func result(_ expr: Expression) -> Result<RValue, EvalError> {
+    mutating func result(_ expr: DatabaseExpression) -> Result<RValue, EvalError> {
         steps = 0
         do { return .success(try eval(expr)) } catch { return .failure(error) }
     }
 
     /// The first false or erroring sub-expression of a rule that did not pass (re-evaluates;
     /// bounded by the expression depth like evaluation).
-    mutating func blame(_ expr: Expression, rule: Rule) -> Blame {
+    mutating func blame(_ expr: DatabaseExpression, rule: Rule) -> Blame {
         switch expr.kind {
         case .binary(.and, let lhs, let rhs):
             if case .success(.bool(true)) = result(lhs) { return blame(rhs, rule: rule) }
@@ -187,15 +189,15 @@ extension Evaluator {
         }
     }
 
-    func errorNode(in expr: Expression, span: SourceSpan) -> Expression? {
-        var found: Expression?
+    func errorNode(in expr: DatabaseExpression, span: SourceSpan) -> DatabaseExpression? {
+        var found: DatabaseExpression?
         expr.forEachNode { if found == nil, $0.span == span { found = $0 } }
         return found
     }
 
     /// The values of a node's non-literal operands.
-    mutating func operandValues(of expr: Expression, rule: Rule) -> [(expression: String, value: String)] {
-        var operands: [Expression]
+    mutating func operandValues(of expr: DatabaseExpression, rule: Rule) -> [(expression: String, value: String)] {
+        var operands: [DatabaseExpression]
         switch expr.kind {
         case .binary(_, let l, let r): operands = [l, r]
         case .unary(_, let o): operands = [o]

@@ -175,7 +175,7 @@ struct Evaluator {
 
     static func regexKey(_ pattern: String, _ flags: String) -> String { flags + "/" + pattern }
 
-    mutating func boolean(_ expr: Expression) throws(EvalError) -> Bool {
+    mutating func boolean(_ expr: DatabaseExpression) throws(EvalError) -> Bool {
         let value = try eval(expr)
         guard case .bool(let b) = value else {
             throw EvalError(code: DatabaseCode.resultNotBoolean, message: "expected a boolean, found \(value.typeName)", span: expr.span)
@@ -183,7 +183,7 @@ struct Evaluator {
         return b
     }
 
-    mutating func record(_ expr: Expression, _ body: (inout Evaluator) throws(EvalError) -> Bool) throws(EvalError) -> Bool {
+    mutating func record(_ expr: DatabaseExpression, _ body: (inout Evaluator) throws(EvalError) -> Bool) throws(EvalError) -> Bool {
         guard let coverage else { return try body(&self) }
         do {
             let result = try body(&self)
@@ -195,7 +195,7 @@ struct Evaluator {
         }
     }
 
-    mutating func eval(_ expr: Expression) throws(EvalError) -> RValue {
+    mutating func eval(_ expr: DatabaseExpression) throws(EvalError) -> RValue {
         steps += 1
         guard steps <= stepLimit else {
             throw EvalError(code: DatabaseCode.stepLimit, message: "rule took more than \(stepLimit) evaluation steps", span: expr.span)
@@ -255,7 +255,7 @@ struct Evaluator {
                     let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
                     throw EvalError(code: code, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
                 }
-                guard case .regex(let pattern)? = try argumentExprs.first.map({ (e: Expression) throws(EvalError) in try eval(e) }) else {
+                guard case .regex(let pattern)? = try argumentExprs.first.map({ (e: DatabaseExpression) throws(EvalError) in try eval(e) }) else {
                     throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
                 }
                 do {
@@ -375,7 +375,7 @@ struct Evaluator {
         return s
     }
 
-    mutating func snapshotMethod(_ snapshot: Snapshot, _ name: String, _ arguments: [RValue], _ expr: Expression) throws(EvalError) -> RValue {
+    mutating func snapshotMethod(_ snapshot: Snapshot, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
         steps += 1
         switch name {
         case "val":
@@ -425,7 +425,7 @@ struct Evaluator {
         }
     }
 
-    func stringMethod(_ receiver: RValue, _ name: String, _ arguments: [RValue], _ expr: Expression) throws(EvalError) -> RValue {
+    func stringMethod(_ receiver: RValue, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
         guard case .string(let s) = receiver else {
             let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
             throw EvalError(code: code, message: "`\(name)()` called on \(receiver.typeName)", span: expr.span)
@@ -512,7 +512,7 @@ public struct ExpressionEnvironment: Sendable {
 extension DatabaseRulesCompiler {
     /// Evaluates a checked expression (from ``checkExpression(_:kind:variables:limits:)``) as a
     /// rule: a boolean, or an error with its code and message.
-    public static func evaluate(_ expression: Expression, in environment: ExpressionEnvironment,
+    public static func evaluate(_ expression: DatabaseExpression, in environment: ExpressionEnvironment,
                                 regexEngine: any DatabaseRegexEngine = UnavailableDatabaseRegexEngine(),
                                 limits: DatabaseLimits = .default) -> RuleOutcome {
         var regexes: [String: String] = [:]

@@ -1,4 +1,4 @@
-// Expression: the syntax tree of one rule expression. Spans are UTF-8 byte offsets into the
+// DatabaseExpression: the syntax tree of one rule expression. Spans are UTF-8 byte offsets into the
 // decoded expression string (see `RuleExpression.fileSpan(_:)` for the file position).
 import Diagnostics
 
@@ -30,7 +30,7 @@ public enum UnaryOperator: String, Sendable, Hashable {
 /// One node of an expression tree.
 ///
 /// Equality and hashing ignore spans, so a printed and re-parsed tree equals the original.
-public struct Expression: Sendable, Hashable {
+public struct DatabaseExpression: Sendable, Hashable {
     /// The node's kind and children.
     public indirect enum Kind: Sendable, Hashable {
         case null
@@ -40,18 +40,18 @@ public struct Expression: Sendable, Hashable {
         /// `/pattern/flags`: the pattern as written and its flags (`""` or `"i"`).
         case regex(pattern: String, flags: String)
         /// `[a, b]`: only as the argument of `hasChildren`.
-        case array([Expression])
+        case array([DatabaseExpression])
         /// `auth`, `root`, `data`, `newData`, `now`, `query` or a `$name`.
         case variable(String)
         /// `object.name`.
-        case member(Expression, String)
+        case member(DatabaseExpression, String)
         /// `object[index]`.
-        case index(Expression, Expression)
+        case index(DatabaseExpression, DatabaseExpression)
         /// `receiver.method(arguments)`.
-        case call(Expression, String, [Expression])
-        case unary(UnaryOperator, Expression)
-        case binary(BinaryOperator, Expression, Expression)
-        case ternary(Expression, Expression, Expression)
+        case call(DatabaseExpression, String, [DatabaseExpression])
+        case unary(UnaryOperator, DatabaseExpression)
+        case binary(BinaryOperator, DatabaseExpression, DatabaseExpression)
+        case ternary(DatabaseExpression, DatabaseExpression, DatabaseExpression)
     }
 
     /// The kind.
@@ -65,11 +65,11 @@ public struct Expression: Sendable, Hashable {
         self.span = span
     }
 
-    public static func == (lhs: Expression, rhs: Expression) -> Bool { lhs.kind == rhs.kind }
+    public static func == (lhs: DatabaseExpression, rhs: DatabaseExpression) -> Bool { lhs.kind == rhs.kind }
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// Calls `body` for this node and every node below it, parents first (iteratively).
-    public func forEachNode(_ body: (Expression) -> Void) {
+    public func forEachNode(_ body: (DatabaseExpression) -> Void) {
         var stack = [self]
         while let node = stack.popLast() {
             body(node)

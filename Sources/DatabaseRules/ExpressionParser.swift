@@ -22,7 +22,7 @@ struct Token: Sendable {
     var span: SourceSpan
 }
 
-/// Parses one expression string into an ``Expression``.
+/// Parses one expression string into an ``DatabaseExpression``.
 public enum ExpressionParser {
     /// Parses `text`.
     ///
@@ -30,12 +30,32 @@ public enum ExpressionParser {
     ///   - text: the decoded expression (JSON escapes already applied).
     ///   - maxDepth: most nested sub-expressions (``DatabaseLimits/maxExpressionDepth``).
     /// - Throws: ``ExpressionProblem`` at the first problem.
-    public static func parse(_ text: String, maxDepth: Int = 64) throws(ExpressionProblem) -> Expression {
+    public static func parse(_ text: String, maxDepth: Int = 64) throws(ExpressionProblem) -> DatabaseExpression {
         var parser = Parser(lexer: Lexer(bytes: Array(text.utf8)), maxDepth: maxDepth)
         try parser.advance()
         let expr = try parser.ternary()
         guard case .end = parser.token.kind else {
             throw parser.unexpected("expected an operator or the end of the expression")
+        }
+        // Operator chains (`a && b && …`) and member chains (`x.child(…).child(…)`) are parsed in
+        // loops, so the tree can be deeper than the parser's recursion: measure it without recursing.
+        var stack = [(expr, 1)]
+        while let (node, depth) = stack.popLast() {
+            guard depth <= maxDepth else {
+                throw ExpressionProblem(code: DatabaseCode.expressionTooDeep, message: "expression nested more than \(maxDepth) levels deep",
+                                        span: SourceSpan(start: node.span.start, end: node.span.start + 1),
+                                        help: "split the condition or remove parentheses")
+            }
+            switch node.kind {
+            case .array(let items): stack += items.map { ($0, depth + 1) }
+            case .member(let object, _): stack.append((object, depth + 1))
+            case .index(let object, let index): stack += [(object, depth + 1), (index, depth + 1)]
+            case .call(let receiver, _, let arguments): stack += [(receiver, depth + 1)] + arguments.map { ($0, depth + 1) }
+            case .unary(_, let operand): stack.append((operand, depth + 1))
+            case .binary(_, let l, let r): stack += [(l, depth + 1), (r, depth + 1)]
+            case .ternary(let c, let a, let b): stack += [(c, depth + 1), (a, depth + 1), (b, depth + 1)]
+            default: break
+            }
         }
         return expr
     }
@@ -292,7 +312,7 @@ struct Parser {
         }
     }
 
-    mutating func ternary() throws(ExpressionProblem) -> Expression {
+    mutating func ternary() throws(ExpressionProblem) -> DatabaseExpression {
         try enter(token.span.start)
         defer { depth -= 1 }
         let condition = try binary(minPrecedence: 1)
@@ -301,7 +321,7 @@ struct Parser {
         let then = try ternary()
         _ = try expect(":", "in a conditional expression")
         let otherwise = try ternary()
-        return Expression(.ternary(condition, then, otherwise), span: condition.span.union(otherwise.span))
+        return DatabaseExpression(.ternary(condition, then, otherwise), span: condition.span.union(otherwise.span))
     }
 
     var binaryOperator: BinaryOperator? {
@@ -309,19 +329,19 @@ struct Parser {
         return BinaryOperator(rawValue: p)
     }
 
-    mutating func binary(minPrecedence: Int) throws(ExpressionProblem) -> Expression {
+    mutating func binary(minPrecedence: Int) throws(ExpressionProblem) -> DatabaseExpression {
         var lhs = try unary()
         while let op = binaryOperator, op.precedence >= minPrecedence {
             try advance()
             try enter(token.span.start)
             let rhs = try binary(minPrecedence: op.precedence + 1)
             depth -= 1
-            lhs = Expression(.binary(op, lhs, rhs), span: lhs.span.union(rhs.span))
+            lhs = DatabaseExpression(.binary(op, lhs, rhs), span: lhs.span.union(rhs.span))
         }
         return lhs
     }
 
-    mutating func unary() throws(ExpressionProblem) -> Expression {
+    mutating func unary() throws(ExpressionProblem) -> DatabaseExpression {
         let start = token.span.start
         if isPunct("!") || isPunct("-") {
             let op: UnaryOperator = isPunct("!") ? .not : .negate
@@ -329,7 +349,7 @@ struct Parser {
             try enter(start)
             defer { depth -= 1 }
             let operand = try unary()
-            return Expression(.unary(op, operand), span: SourceSpan(start: start, end: operand.span.end))
+            return DatabaseExpression(.unary(op, operand), span: SourceSpan(start: start, end: operand.span.end))
         }
         if isPunct("+") {
             throw ExpressionProblem(code: DatabaseCode.unsupportedOperator, message: "unary `+` is not part of the rules language",
@@ -338,7 +358,7 @@ struct Parser {
         return try postfix()
     }
 
-    mutating func postfix() throws(ExpressionProblem) -> Expression {
+    mutating func postfix() throws(ExpressionProblem) -> DatabaseExpression {
         var expr = try primary()
         while true {
             if isPunct(".") {
@@ -350,7 +370,7 @@ struct Parser {
                 try advance()
                 if isPunct("(") {
                     try advance()
-                    var arguments: [Expression] = []
+                    var arguments: [DatabaseExpression] = []
                     if !isPunct(")") {
                         while true {
                             arguments.append(try ternary())
@@ -359,9 +379,9 @@ struct Parser {
                         }
                     }
                     let end = try expect(")", "after the arguments")
-                    expr = Expression(.call(expr, name, arguments), span: SourceSpan(start: expr.span.start, end: end))
+                    expr = DatabaseExpression(.call(expr, name, arguments), span: SourceSpan(start: expr.span.start, end: end))
                 } else {
-                    expr = Expression(.member(expr, name), span: SourceSpan(start: expr.span.start, end: nameEnd))
+                    expr = DatabaseExpression(.member(expr, name), span: SourceSpan(start: expr.span.start, end: nameEnd))
                 }
             } else if isPunct("[") {
                 try advance()
@@ -369,7 +389,7 @@ struct Parser {
                 let index = try ternary()
                 depth -= 1
                 let end = try expect("]", "after the subscript")
-                expr = Expression(.index(expr, index), span: SourceSpan(start: expr.span.start, end: end))
+                expr = DatabaseExpression(.index(expr, index), span: SourceSpan(start: expr.span.start, end: end))
             } else if isPunct("(") {
                 throw ExpressionProblem(code: DatabaseCode.notAFunction, message: "type error: function call on target that is not a function",
                                         span: token.span, help: "only methods can be called, such as `data.exists()`")
@@ -379,25 +399,25 @@ struct Parser {
         }
     }
 
-    mutating func primary() throws(ExpressionProblem) -> Expression {
+    mutating func primary() throws(ExpressionProblem) -> DatabaseExpression {
         let span = token.span
         switch token.kind {
         case .number(let value):
             try advance()
-            return Expression(.number(value), span: span)
+            return DatabaseExpression(.number(value), span: span)
         case .string(let value):
             try advance()
-            return Expression(.string(value), span: span)
+            return DatabaseExpression(.string(value), span: span)
         case .regex(let pattern, let flags):
             try advance()
-            return Expression(.regex(pattern: pattern, flags: flags), span: span)
+            return DatabaseExpression(.regex(pattern: pattern, flags: flags), span: span)
         case .identifier(let name):
             try advance()
             switch name {
-            case "true": return Expression(.bool(true), span: span)
-            case "false": return Expression(.bool(false), span: span)
-            case "null": return Expression(.null, span: span)
-            default: return Expression(.variable(name), span: span)
+            case "true": return DatabaseExpression(.bool(true), span: span)
+            case "false": return DatabaseExpression(.bool(false), span: span)
+            case "null": return DatabaseExpression(.null, span: span)
+            default: return DatabaseExpression(.variable(name), span: span)
             }
         case .punct("("):
             try advance()
@@ -409,7 +429,7 @@ struct Parser {
             return inner
         case .punct("["):
             try advance()
-            var items: [Expression] = []
+            var items: [DatabaseExpression] = []
             if !isPunct("]") {
                 while true {
                     items.append(try ternary())
@@ -418,7 +438,7 @@ struct Parser {
                 }
             }
             let end = try expect("]", "to close the array")
-            return Expression(.array(items), span: SourceSpan(start: span.start, end: end))
+            return DatabaseExpression(.array(items), span: SourceSpan(start: span.start, end: end))
         default:
             throw unexpected("expected a value")
         }

@@ -9,7 +9,8 @@ public struct DatabaseLimits: Sendable, Hashable {
     public var maxNestingDepth: Int
     /// Longest single expression, in UTF-8 bytes (`RD5004`); production deployed 4,426 characters.
     public var maxExpressionBytes: Int
-    /// Deepest sub-expression nesting (`RD5005`); also bounds evaluation recursion.
+    /// Deepest sub-expression nesting, counting operator and member chains (`RD5005`); also
+    /// bounds the recursion of checking, evaluation, explanation and printing.
     public var maxExpressionDepth: Int
     /// Most evaluation steps (node visits and snapshot lookups) for one rule (`RD5006`).
     public var evaluationStepLimit: Int
@@ -18,7 +19,7 @@ public struct DatabaseLimits: Sendable, Hashable {
 
     /// Creates limits; defaults as in ``default``.
     public init(maxSourceBytes: Int = 4 << 20, documentedSourceBytes: Int = 256 << 10, maxNestingDepth: Int = 64,
-                maxExpressionBytes: Int = 16 << 10, maxExpressionDepth: Int = 64, evaluationStepLimit: Int = 10_000,
+                maxExpressionBytes: Int = 16 << 10, maxExpressionDepth: Int = 256, evaluationStepLimit: Int = 10_000,
                 maxWrittenNodes: Int = 100_000) {
         self.maxSourceBytes = maxSourceBytes
         self.documentedSourceBytes = documentedSourceBytes
@@ -29,7 +30,7 @@ public struct DatabaseLimits: Sendable, Hashable {
         self.maxWrittenNodes = maxWrittenNodes
     }
 
-    /// 4 MiB source, 64 levels of JSON, 16 KiB and 64 levels per expression, 10,000 steps per
+    /// 4 MiB source, 64 levels of JSON, 16 KiB and 256 levels per expression, 10,000 steps per
     /// rule, 100,000 written nodes.
     public static let `default` = DatabaseLimits()
 

@@ -108,8 +108,8 @@ public enum DatabaseRulesLinter {
     static func compares(authUidWith name: String, in rule: Rule) -> Bool {
         guard case .expression(let expr) = rule.body else { return false }
         var found = false
-        let authUid = Expression(.member(Expression(.variable("auth")), "uid"))
-        let variable = Expression(.variable(name))
+        let authUid = DatabaseExpression(.member(DatabaseExpression(.variable("auth")), "uid"))
+        let variable = DatabaseExpression(.variable(name))
         expr.forEachNode { node in
             if case .binary(let op, let l, let r) = node.kind, [.equal, .strictEqual].contains(op),
                (l == authUid && r == variable) || (l == variable && r == authUid) {

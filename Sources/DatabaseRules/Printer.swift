@@ -41,11 +41,11 @@ public enum DatabaseRulesPrinter {
     }
 
     /// An expression with the parentheses its structure needs.
-    public static func print(_ expr: Expression) -> String {
+    public static func print(_ expr: DatabaseExpression) -> String {
         print(expr, minimum: 0)
     }
 
-    private static func precedence(_ expr: Expression) -> Int {
+    private static func precedence(_ expr: DatabaseExpression) -> Int {
         switch expr.kind {
         case .ternary: 0
         case .binary(let op, _, _): op.precedence
@@ -54,7 +54,7 @@ public enum DatabaseRulesPrinter {
         }
     }
 
-    private static func print(_ expr: Expression, minimum: Int) -> String {
+    private static func print(_ expr: DatabaseExpression, minimum: Int) -> String {
         let text: String
         switch expr.kind {
         case .null: text = "null"

@@ -13,7 +13,7 @@ public struct Rule: Sendable {
         /// `true` or `false` written as a JSON boolean.
         case constant(Bool)
         /// An expression string (`"true"` is an expression too).
-        case expression(Expression)
+        case expression(DatabaseExpression)
     }
 
     /// Which rule.
@@ -108,7 +108,10 @@ public final class RuleNode: Sendable {
                 guard a.rule(kind)?.body == b.rule(kind)?.body else { return false }
             }
             guard a.indexOn == b.indexOn, Set(a.children.keys) == Set(b.children.keys), a.wildcard?.name == b.wildcard?.name else { return false }
-            for (key, child) in a.children { stack.append((child, b.children[key]!)) }
+            for (key, child) in a.children {
+                guard let other = b.children[key] else { return false }
+                stack.append((child, other))
+            }
             if let wa = a.wildcard, let wb = b.wildcard { stack.append((wa.node, wb.node)) }
         }
         return true

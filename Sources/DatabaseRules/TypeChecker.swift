@@ -68,7 +68,7 @@ struct TypeChecker {
     }
 
     /// Checks a node; recursion depth is bounded by the parser's `maxExpressionDepth`.
-    func check(_ expr: Expression) throws(ExpressionProblem) -> StaticType {
+    func check(_ expr: DatabaseExpression) throws(ExpressionProblem) -> StaticType {
         switch expr.kind {
         case .null: return .null
         case .bool: return .boolean

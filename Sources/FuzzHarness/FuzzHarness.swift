@@ -24,6 +24,8 @@ public enum FuzzTargets {
         "FuzzRulesParser": RulesParserHarness.run,
         "FuzzRulesEval": RulesEvalTarget.run,
         "FuzzRecordReader": RecordReaderHarness.run,
+        "FuzzDatabaseParser": DatabaseParserHarness.run,
+        "FuzzDatabaseEval": DatabaseEvalHarness.run,
     ]
 }
 

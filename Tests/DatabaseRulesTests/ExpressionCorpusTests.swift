@@ -19,7 +19,7 @@ struct DatabaseExpressionCase: CustomTestStringConvertible, Sendable {
 
     /// Runs the case; nil when it passes, else what went wrong.
     func run() -> String? {
-        let checked: Expression
+        let checked: DatabaseExpression
         do {
             checked = try DatabaseRulesCompiler.checkExpression(expression, kind: kind, variables: Set(environment.bindings.keys))
         } catch {

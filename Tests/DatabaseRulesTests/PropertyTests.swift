@@ -40,8 +40,9 @@ struct RulesGenerator {
         }
     }
 
-    mutating func string() -> String {
-        ["'a'", "\"b\\\"q\"", "'it\\'s'", "$w", "auth.uid", "data.child('k').val()", "('x' + 'y')", "'ü\\n'"][picks.next(8)]
+    mutating func string(hasWildcard: Bool) -> String {
+        let options = ["'a'", "\"b\\\"q\"", "'it\\'s'", "auth.uid", "data.child('k').val()", "('x' + 'y')", "'ü\\n'"] + (hasWildcard ? ["$w"] : [])
+        return options[picks.next(options.count)]
     }
 
     mutating func condition(_ depth: Int, kind: RuleKind, hasWildcard: Bool) -> String {
@@ -55,14 +56,14 @@ struct RulesGenerator {
             if kind != .read { options += ["newData.isString()", "newData.child('a/b').exists()", "newData.val().toLowerCase().contains('q')"] }
             else { options += ["query.orderByChild == 'owner'", "query.limitToFirst <= 10"] }
             let pick = options[picks.next(options.count)]
-            return pick.hasPrefix("data.child('k')") || pick.hasPrefix("newData.val()") ? pick.replacingOccurrences(of: "$w", with: "'u'") : pick
+            return "(" + pick + ")"
         }
         switch picks.next(5) {
         case 0: return "(!\(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)))"
         case 1: return "(\(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)) && \(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)))"
         case 2: return "(\(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)) || \(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)))"
         case 3: return "(\(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)) ? \(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)) : \(condition(depth + 1, kind: kind, hasWildcard: hasWildcard)))"
-        default: return "(\(string()) == \(string()))"
+        default: return "(\(string(hasWildcard: hasWildcard)) == \(string(hasWildcard: hasWildcard)))"
         }
     }
 

@@ -198,7 +198,7 @@ import Testing
         #expect(decision.explanation(in: program.source) == """
             denied: no `.write` rule granted the write of /users/al
               `.write` at r.json:2:13 (/rules/users/$uid/.write) on /users/al with $uid = 'al': false
-                first failing: `auth.uid == $uid` at r.json:2:28
+                first failing: `auth.uid == $uid` at r.json:2:30
                   auth.uid = 'bob'
                   $uid = 'al'
             """)
@@ -210,7 +210,7 @@ import Testing
         #expect(!decision.allowed)
         #expect(decision.explanation(in: program.source) == """
             denied: 1 `.validate` rule rejected the new data
-              `.validate` at r.json:3:23 (/rules/users/$uid/age/.validate) on /users/al/age with $uid = 'al': false
+              `.validate` at r.json:3:24 (/rules/users/$uid/age/.validate) on /users/al/age with $uid = 'al': false
                 first failing: `newData.val() >= 18` at r.json:3:47
                   newData.val() = 12
             """)
