@@ -170,9 +170,10 @@ public enum DataTree {
             }
             var children: [String: DataNode] = [:]
             for (key, child) in members where key != ".priority" {
-                if key.isEmpty || invalidKeyCharacter(key, allowLeadingDollar: false) != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
-                    let what = key.isEmpty ? "an empty key" : key.utf8.count > DatabaseLimits.maxKeyBytes ? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
-                        : "key `\(key)` containing \(describeCharacter(invalidKeyCharacter(key, allowLeadingDollar: false)!))"
+                let bad = invalidKeyCharacter(key, allowLeadingDollar: false)
+                if key.isEmpty || bad != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
+                    let what = key.isEmpty ? "an empty key" : bad.map { "key `\(key)` containing \(describeCharacter($0))" }
+                        ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
                     throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path)` has \(what)")
                 }
                 let childPath = path == "/" ? "/" + key : path + "/" + key
@@ -197,19 +198,5 @@ public enum DataTree {
         }
         throw DataError(code: DatabaseCode.invalidServerValue,
                         message: "unknown server value at `\(path)`; expected `{\".sv\": \"timestamp\"}` or `{\".sv\": {\"increment\": n}}`")
-    }
-
-    /// Every node present at or below `keys` in `root`, as key paths (parents first). Iterative.
-    static func presentPaths(_ root: DataNode?, below keys: [String]) -> [[String]] {
-        guard let start = node(root, at: keys) else { return [] }
-        var out: [[String]] = []
-        var stack: [([String], DataNode)] = [(keys, start)]
-        while let (path, node) = stack.popLast() {
-            out.append(path)
-            if case .branch(let children, _) = node {
-                for key in children.keys.sorted().reversed() { stack.append((path + [key], children[key]!)) }
-            }
-        }
-        return out
     }
 }

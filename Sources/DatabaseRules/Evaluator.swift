@@ -128,7 +128,7 @@ func renderJSON(_ value: JSONValue) -> String {
     case .number(let n): formatNumber(n)
     case .string(let s): jsonString(s)
     case .array(let items): "[" + items.map(renderJSON).joined(separator: ",") + "]"
-    case .object(let members): "{" + members.keys.sorted().map { jsonString($0) + ":" + renderJSON(members[$0]!) }.joined(separator: ",") + "}"
+    case .object(let members): "{" + members.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + renderJSON($0.value) }.joined(separator: ",") + "}"
     }
 }
 

@@ -120,7 +120,8 @@ struct RulesLintCommand: ParsableCommand {
         discussion: """
             Warnings: RL8001 unconditional write, RL8002 write under a {userId}-style wildcard that never \
             compares request.auth.uid with it, RL8003 a rule covering delete that reads request.resource, \
-            RL8004 function never called. Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
+            RL8004 function never called. Realtime Database rules (a JSON file): RD8001–RD8006, see \
+            docs/DATABASE-RULES.md. Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
