@@ -98,6 +98,18 @@ extension String {
 
 /// Characters a child key may not hold (reference §1.2; `$` only leading).
 func invalidKeyCharacter(_ key: String, allowLeadingDollar: Bool) -> Character? {
+    // Fast path: no forbidden byte at all (every forbidden character is ASCII).
+    var clean = true
+    for (offset, byte) in key.utf8.enumerated() {
+        switch byte {
+        case UInt8(ascii: "$") where offset == 0 && allowLeadingDollar: continue
+        case UInt8(ascii: "."), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), 0x00...0x1F, 0x7F:
+            clean = false
+        default: continue
+        }
+        if !clean { break }
+    }
+    if clean { return nil }
     for (offset, character) in key.enumerated() {
         if character == "$" && offset == 0 && allowLeadingDollar { continue }
         if [".", "#", "$", "/", "[", "]"].contains(character) { return character }

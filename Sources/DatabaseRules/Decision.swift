@@ -33,10 +33,16 @@ public struct Blame: Sendable {
 public struct RuleEvaluation: Sendable {
     /// The rule.
     public var rule: Rule
+    /// The keys of the data path it was evaluated at.
+    public var locationKeys: [String]
+    /// The `$` bindings in scope, by name.
+    public var bindingMap: [String: String]
     /// The data path it was evaluated at (`data` and `newData` point here).
-    public var location: String
-    /// The `$` bindings in scope.
-    public var bindings: [RuleBinding]
+    public var location: String { "/" + locationKeys.joined(separator: "/") }
+    /// The `$` bindings in scope, sorted by name.
+    public var bindings: [RuleBinding] {
+        bindingMap.sorted { $0.key < $1.key }.map { RuleBinding(name: $0.key, value: $0.value) }
+    }
     /// Its result.
     public var outcome: RuleOutcome
     /// Why it did not pass, when it did not and explanations were asked for.

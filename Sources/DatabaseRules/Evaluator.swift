@@ -87,11 +87,23 @@ enum RValue: Sendable {
     }
 }
 
-/// A location in one data tree.
+/// A location in one data tree, with the node there resolved once.
 struct Snapshot: Sendable {
     let root: DataNode?
     let keys: [String]
-    var node: DataNode? { DataTree.node(root, at: keys) }
+    let node: DataNode?
+
+    init(root: DataNode?, keys: [String]) {
+        self.root = root
+        self.keys = keys
+        self.node = DataTree.node(root, at: keys)
+    }
+
+    init(root: DataNode?, keys: [String], node: DataNode?) {
+        self.root = root
+        self.keys = keys
+        self.node = node
+    }
 }
 
 /// A number as `+` turns it into text and explanations show it: integers without a fraction
@@ -139,15 +151,38 @@ struct EvalError: Error, Sendable {
     var span: SourceSpan
 }
 
+/// What every rule of one request sees (shared by reference).
+final class RequestState: @unchecked Sendable {
+    // INVARIANT: never mutated after the first rule is evaluated.
+    let auth: RValue
+    let oldRoot: DataNode?
+    var newRoot: DataNode?
+    let now: Double
+    let query: DatabaseQuery
+
+    init(auth: RValue, oldRoot: DataNode?, newRoot: DataNode?, now: Double, query: DatabaseQuery) {
+        self.auth = auth
+        self.oldRoot = oldRoot
+        self.newRoot = newRoot
+        self.now = now
+        self.query = query
+    }
+}
+
 /// What one rule sees.
 struct RuleContext {
-    var auth: RValue
-    var oldRoot: DataNode?
-    var newRoot: DataNode?
+    var state: RequestState
     var location: [String]
     var bindings: [String: String]
-    var now: Double
-    var query: DatabaseQuery
+    /// The old and new nodes at `location`, when the caller already has them.
+    var oldNode: DataNode??
+    var newNode: DataNode??
+
+    var auth: RValue { state.auth }
+    var oldRoot: DataNode? { state.oldRoot }
+    var newRoot: DataNode? { state.newRoot }
+    var now: Double { state.now }
+    var query: DatabaseQuery { state.query }
 }
 
 /// Evaluates expressions of one program.
@@ -214,8 +249,12 @@ struct Evaluator {
             switch name {
             case "auth": return context.auth
             case "root": return .snapshot(Snapshot(root: context.oldRoot, keys: []))
-            case "data": return .snapshot(Snapshot(root: context.oldRoot, keys: context.location))
-            case "newData": return .snapshot(Snapshot(root: context.newRoot, keys: context.location))
+            case "data":
+                if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
+                return .snapshot(Snapshot(root: context.oldRoot, keys: context.location, node: context.oldNode ?? nil))
+            case "newData":
+                if context.newNode == nil { context.newNode = .some(DataTree.node(context.newRoot, at: context.location)) }
+                return .snapshot(Snapshot(root: context.newRoot, keys: context.location, node: context.newNode ?? nil))
             case "now": return .number(context.now)
             case "query": return .query
             default:
@@ -388,9 +427,9 @@ struct Evaluator {
             let path = try stringArgument(arguments.first ?? .null, name, expr.span)
             // Empty segments are skipped; `child('')` is an empty snapshot (both inferred, §8.12):
             // the empty key never exists, because no stored key is empty.
-            var keys = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            var keys = path.utf8.contains(UInt8(ascii: "/")) ? path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) : [path]
             if keys.isEmpty { keys = [""] }
-            let child = Snapshot(root: snapshot.root, keys: snapshot.keys + keys)
+            let child = Snapshot(root: snapshot.root, keys: snapshot.keys + keys, node: DataTree.node(snapshot.node, at: keys))
             steps += keys.count
             return name == "child" ? .snapshot(child) : .bool(child.node != nil)
         case "parent":
@@ -521,9 +560,9 @@ extension DatabaseRulesCompiler {
                 regexes[Evaluator.regexKey(pattern, flags)] = try? DatabaseRegex.translate(pattern, caseInsensitive: !flags.isEmpty)
             }
         }
-        let context = RuleContext(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
-                                  newRoot: environment.newRoot, location: environment.location, bindings: environment.bindings,
-                                  now: environment.now, query: environment.query)
+        let state = RequestState(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
+                                 newRoot: environment.newRoot, now: environment.now, query: environment.query)
+        let context = RuleContext(state: state, location: environment.location, bindings: environment.bindings)
         var evaluator = Evaluator(regexEngine: regexEngine, regexes: regexes, stepLimit: limits.evaluationStepLimit,
                                   context: context, coverage: nil)
         do {

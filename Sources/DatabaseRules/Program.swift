@@ -96,10 +96,12 @@ public struct DatabaseProgram: Sendable {
             return decision
         }
         let auth = request.auth.map(RValue.init(json:)) ?? .null
-        var context = RuleContext(auth: auth, oldRoot: data, newRoot: data, location: [], bindings: [:], now: request.now, query: DatabaseQuery())
+        var query = DatabaseQuery()
+        if case .read(let q) = request.operation { query = q }
+        let context = RuleContext(state: RequestState(auth: auth, oldRoot: data, newRoot: data, now: request.now, query: query),
+                                  location: [], bindings: [:])
         switch request.operation {
-        case .read(let query):
-            context.query = query
+        case .read:
             if let grant = firstGrant(.read, keys: keys, context: context, explain: explain, coverage: coverage, decision: &decision) {
                 decision.grants.append(grant)
                 decision.allowed = true
@@ -110,7 +112,7 @@ public struct DatabaseProgram: Sendable {
         case .set, .update:
             let locations: [[String]]
             do {
-                (context.newRoot, locations) = try apply(request, keys: keys, to: data)
+                (context.state.newRoot, locations) = try apply(request, keys: keys, to: data)
             } catch {
                 decision.refusal = error.diagnostic
                 return decision
@@ -197,46 +199,51 @@ public struct DatabaseProgram: Sendable {
     /// every node of the new data at or below it; null nodes are skipped.
     func validate(locations: [[String]], context: RuleContext, explain: Bool, coverage: DatabaseCoverage?,
                   decision: inout DatabaseDecision) {
+        // One location: its ancestors and its subtree are disjoint, so nothing repeats. Several
+        // (an update): shared ancestors are checked once.
         var seen = Set<[String]>()
+        let dedupe = locations.count > 1
         for location in locations {
-            // Ancestors and the location itself, following the rule walk.
+            // Ancestors, following the rule walk.
             var node: RuleNode? = root
             var bindings: [String: String] = [:]
-            for depth in 0...location.count {
+            var data = context.newRoot
+            for depth in 0..<location.count {
                 guard let current = node else { break }
                 let keys = Array(location.prefix(depth))
-                if depth < location.count, seen.insert(keys).inserted {
-                    check(current, keys: keys, bindings: bindings, context: context, explain: explain, coverage: coverage, decision: &decision)
+                if data != nil, !dedupe || seen.insert(keys).inserted {
+                    check(current, keys: keys, bindings: bindings, newNode: data, context: context, explain: explain, coverage: coverage, decision: &decision)
                 }
-                if depth == location.count {
-                    // The written subtree, iteratively, with the rule node alongside each data node.
-                    var stack: [(RuleNode, [String], [String: String])] = [(current, keys, bindings)]
-                    while let (ruleNode, path, bound) = stack.popLast() {
-                        guard seen.insert(path).inserted, let dataNode = DataTree.node(context.newRoot, at: path) else { continue }
-                        check(ruleNode, keys: path, bindings: bound, context: context, explain: explain, coverage: coverage, decision: &decision)
-                        guard case .branch(let children, _) = dataNode else { continue }
-                        for key in children.keys.sorted().reversed() {
-                            guard let next = ruleNode.child(for: key) else { continue }
-                            var b = bound
-                            if let (name, value) = next.binding { b[name] = value }
-                            stack.append((next.node, path + [key], b))
-                        }
-                    }
-                    break
-                }
-                guard let next = current.child(for: location[depth]) else { node = nil; continue }
+                data = data?.child(location[depth])
+                guard let next = current.child(for: location[depth]) else { node = nil; break }
                 if let (name, value) = next.binding { bindings[name] = value }
                 node = next.node
+            }
+            // The location and the written subtree, iteratively, with the rule node alongside.
+            guard let start = node, let startData = data else { continue }
+            var stack: [(RuleNode, DataNode, [String], [String: String])] = [(start, startData, location, bindings)]
+            while let (ruleNode, dataNode, path, bound) = stack.popLast() {
+                guard !dedupe || seen.insert(path).inserted else { continue }
+                check(ruleNode, keys: path, bindings: bound, newNode: dataNode, context: context, explain: explain, coverage: coverage, decision: &decision)
+                guard case .branch(let children, _) = dataNode else { continue }
+                for (key, child) in children.sorted(by: { $0.key > $1.key }) {
+                    guard let next = ruleNode.child(for: key) else { continue }
+                    var b = bound
+                    if let (name, value) = next.binding { b[name] = value }
+                    stack.append((next.node, child, path + [key], b))
+                }
             }
         }
     }
 
-    private func check(_ node: RuleNode, keys: [String], bindings: [String: String], context: RuleContext, explain: Bool,
+    private func check(_ node: RuleNode, keys: [String], bindings: [String: String], newNode: DataNode?, context: RuleContext, explain: Bool,
                        coverage: DatabaseCoverage?, decision: inout DatabaseDecision) {
-        guard let rule = node.validate, DataTree.node(context.newRoot, at: keys) != nil else { return }
+        // INVARIANT: callers pass only nodes present in the new data (null is never validated).
+        guard let rule = node.validate else { return }
         var ctx = context
         ctx.location = keys
         ctx.bindings = bindings
+        ctx.newNode = .some(newNode)
         let evaluation = run(rule, context: ctx, explain: explain, coverage: coverage)
         decision.evaluations.append(evaluation)
         if evaluation.outcome != .value(true) { decision.failedValidations.append(evaluation) }
@@ -244,9 +251,7 @@ public struct DatabaseProgram: Sendable {
 
     /// Evaluates one rule; errors and non-booleans are recorded, never thrown.
     func run(_ rule: Rule, context: RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
-        let location = "/" + context.location.joined(separator: "/")
-        let bindings = context.bindings.sorted { $0.key < $1.key }.map { RuleBinding(name: $0.key, value: $0.value) }
-        var evaluation = RuleEvaluation(rule: rule, location: location, bindings: bindings, outcome: .value(false))
+        var evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, bindingMap: context.bindings, outcome: .value(false))
         switch rule.body {
         case .constant(let value):
             evaluation.outcome = .value(value)

@@ -6,8 +6,9 @@ public enum RuleKind: String, Sendable, Hashable, CaseIterable {
     case read = ".read", write = ".write", validate = ".validate"
 }
 
-/// One `.read`, `.write` or `.validate` value: a constant or a checked expression.
-public struct Rule: Sendable {
+/// One `.read`, `.write` or `.validate` value: a constant or a checked expression. Immutable (a
+/// class so decisions that record it share one copy).
+public final class Rule: Sendable {
     /// The parsed value.
     public enum Body: Sendable, Hashable {
         /// `true` or `false` written as a JSON boolean.
@@ -17,17 +18,26 @@ public struct Rule: Sendable {
     }
 
     /// Which rule.
-    public var kind: RuleKind
+    public let kind: RuleKind
     /// The value.
-    public var body: Body
+    public let body: Body
     /// The expression text as the rule sees it (JSON escapes applied), or `true`/`false`.
-    public var text: String
+    public let text: String
     /// Where it is: `/rules/users/$uid/.write`.
-    public var rulePath: String
+    public let rulePath: String
     /// The JSON value's span in the file.
-    public var span: SourceSpan
+    public let span: SourceSpan
     /// Source offset of each decoded byte of `text` (empty for constants).
-    var offsets: [Int]
+    let offsets: [Int]
+
+    init(kind: RuleKind, body: Body, text: String, rulePath: String, span: SourceSpan, offsets: [Int]) {
+        self.kind = kind
+        self.body = body
+        self.text = text
+        self.rulePath = rulePath
+        self.span = span
+        self.offsets = offsets
+    }
 
     /// The file span of an expression span (bytes of ``text``).
     public func fileSpan(_ span: SourceSpan) -> SourceSpan {
