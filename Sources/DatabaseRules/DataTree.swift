@@ -72,7 +72,13 @@ public enum DataTree {
     ///
     /// - Throws: ``DataError`` for an invalid key (`RD6001`) or a path of 32 levels or more (`RD6002`).
     public static func keys(of path: String) throws(DataError) -> [String] {
-        let keys = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var keys: [String] = []
+        var start = path.utf8.startIndex
+        for index in path.utf8.indices where path.utf8[index] == UInt8(ascii: "/") {
+            if index > start { keys.append(String(path[start..<index])) }
+            start = path.utf8.index(after: index)
+        }
+        if start < path.utf8.endIndex { keys.append(String(path[start...])) }
         guard keys.count < DatabaseLimits.maxPathDepth else {
             throw DataError(code: DatabaseCode.pathTooDeep, message: "path `\(path)` has \(keys.count) levels; paths must be shallower than \(DatabaseLimits.maxPathDepth)")
         }
@@ -176,10 +182,21 @@ public enum DataTree {
                         ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
                     throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path)` has \(what)")
                 }
-                let childPath = path == "/" ? "/" + key : path + "/" + key
-                if let converted = try node(from: child, existing: existing?.child(key), now: now, path: childPath, budget: &budget, depth: depth - 1) {
-                    children[key] = converted
+                switch child {
+                case .bool(let b): children[key] = .leaf(.bool(b), priority: nil); budget -= 1
+                case .number(let n): children[key] = .leaf(.number(n), priority: nil); budget -= 1
+                case .string(let text): children[key] = .leaf(.string(text), priority: nil); budget -= 1
+                case .null: continue
+                default:
+                    // The path is built only for values that can fail below here.
+                    let childPath = path == "/" ? "/" + key : path + "/" + key
+                    if let converted = try node(from: child, existing: existing?.child(key), now: now, path: childPath, budget: &budget, depth: depth - 1) {
+                        children[key] = converted
+                    }
                 }
+            }
+            guard budget >= 0 else {
+                throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path)` is too large or too deeply nested")
             }
             if children.isEmpty { return nil }
             return .branch(children, priority: priority)

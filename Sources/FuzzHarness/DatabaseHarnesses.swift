@@ -98,6 +98,8 @@ public enum DatabaseEvalHarness {
             var expected: Bool?
             switch operation {
             case .read: expected = PresenceReference.canRead(auth: auth)
+            // `{}` deletes, like null (reference §6.3).
+            case .set(.object(let fields)) where fields.isEmpty: expected = PresenceReference.canDelete(uid: uid, auth: auth)
             case .set(.object(let fields)): expected = PresenceReference.canSet(uid: uid, auth: auth, record: fields, now: now)
             case .set(.null): expected = PresenceReference.canDelete(uid: uid, auth: auth)
             default: expected = nil
