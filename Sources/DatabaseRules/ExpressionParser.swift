@@ -96,39 +96,68 @@ struct Lexer {
         }
         if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") { return try string(quote: byte) }
         if byte == UInt8(ascii: "/") && regexAllowed { return try regex() }
-        let three = index + 3 <= bytes.count ? String(decoding: bytes[index..<index + 3], as: UTF8.self) : ""
-        let two = index + 2 <= bytes.count ? String(decoding: bytes[index..<index + 2], as: UTF8.self) : ""
-        let one = String(decoding: [byte], as: UTF8.self)
-        for op in ["===", "!=="] where three == op { index += 3; return Token(kind: .punct(op), span: SourceSpan(start: start, end: index)) }
-        if [">>>", "<<=", ">>=", "**="].contains(three) {
-            throw problem(DatabaseCode.unsupportedOperator, "operator `\(three)` is not part of the rules language", start, start + 3)
+        // Punctuation, decided on bytes (no string is built for a valid operator).
+        let next1: UInt8 = index + 1 < bytes.count ? bytes[index + 1] : 0
+        let next2: UInt8 = index + 2 < bytes.count ? bytes[index + 2] : 0
+        func token(_ text: StaticString, _ length: Int) -> Token {
+            index += length
+            return Token(kind: .punct(text.description), span: SourceSpan(start: start, end: index))
         }
-        for op in ["==", "!=", "<=", ">=", "&&", "||"] where two == op {
-            index += 2
-            return Token(kind: .punct(op), span: SourceSpan(start: start, end: index))
+        func refuse(_ length: Int, assignment: Bool = false, help: String? = nil) -> ExpressionProblem {
+            let text = String(decoding: bytes[start..<min(bytes.count, start + length)], as: UTF8.self)
+            if assignment {
+                return problem(DatabaseCode.assignment, "rule expressions may not contain assignments", start, start + length, help: "compare with `==`")
+            }
+            return problem(DatabaseCode.unsupportedOperator, "operator `\(text)` is not part of the rules language", start, start + length, help: help)
         }
-        if ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="].contains(two) {
-            throw problem(DatabaseCode.assignment, "rule expressions may not contain assignments", start, start + 2,
-                          help: "compare with `==`")
-        }
-        if ["++", "--", "<<", ">>", "??", "?.", "**", "=>"].contains(two) {
-            throw problem(DatabaseCode.unsupportedOperator, "operator `\(two)` is not part of the rules language", start, start + 2)
-        }
-        if one == "=" {
-            throw problem(DatabaseCode.assignment, "rule expressions may not contain assignments", start, start + 1,
-                          help: "compare with `==`")
-        }
-        if ["&", "|", "^", "~"].contains(one) {
-            throw problem(DatabaseCode.unsupportedOperator, "operator `\(one)` is not part of the rules language", start, start + 1,
-                          help: one == "&" ? "did you mean `&&`?" : one == "|" ? "did you mean `||`?" : nil)
-        }
-        if ["!", "<", ">", "+", "-", "*", "/", "%", "?", ":", "(", ")", "[", "]", ".", ","].contains(one) {
-            index += 1
-            return Token(kind: .punct(one), span: SourceSpan(start: start, end: index))
-        }
-        if ["{", "}", ";", "`", "@", "#"].contains(one) {
-            throw problem(DatabaseCode.unsupportedOperator, "`\(one)` is not part of the rules language", start, start + 1,
-                          help: one == "{" || one == "}" ? "object literals do not exist in rule expressions" : nil)
+        let equals = UInt8(ascii: "=")
+        switch byte {
+        case UInt8(ascii: "="):
+            if next1 == equals { return next2 == equals ? token("===", 3) : token("==", 2) }
+            if next1 == UInt8(ascii: ">") { throw refuse(2) }
+            throw refuse(1, assignment: true)
+        case UInt8(ascii: "!"):
+            if next1 == equals { return next2 == equals ? token("!==", 3) : token("!=", 2) }
+            return token("!", 1)
+        case UInt8(ascii: "<"), UInt8(ascii: ">"):
+            if next1 == byte { throw refuse(next2 == byte || next2 == equals ? 3 : 2) }
+            if next1 == equals { return byte == UInt8(ascii: "<") ? token("<=", 2) : token(">=", 2) }
+            return byte == UInt8(ascii: "<") ? token("<", 1) : token(">", 1)
+        case UInt8(ascii: "&"), UInt8(ascii: "|"):
+            if next1 == byte { return byte == UInt8(ascii: "&") ? token("&&", 2) : token("||", 2) }
+            if next1 == equals { throw refuse(2, assignment: true) }
+            throw refuse(1, help: byte == UInt8(ascii: "&") ? "did you mean `&&`?" : "did you mean `||`?")
+        case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "%"):
+            if next1 == equals { throw refuse(2, assignment: true) }
+            if (byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "*")) && next1 == byte {
+                throw refuse(next2 == equals ? 3 : 2, assignment: next2 == equals)
+            }
+            switch byte {
+            case UInt8(ascii: "+"): return token("+", 1)
+            case UInt8(ascii: "-"): return token("-", 1)
+            case UInt8(ascii: "*"): return token("*", 1)
+            case UInt8(ascii: "/"): return token("/", 1)
+            default: return token("%", 1)
+            }
+        case UInt8(ascii: "^"):
+            throw next1 == equals ? refuse(2, assignment: true) : refuse(1)
+        case UInt8(ascii: "~"): throw refuse(1)
+        case UInt8(ascii: "?"):
+            if next1 == UInt8(ascii: "?") || next1 == UInt8(ascii: ".") { throw refuse(2) }
+            return token("?", 1)
+        case UInt8(ascii: ":"): return token(":", 1)
+        case UInt8(ascii: "("): return token("(", 1)
+        case UInt8(ascii: ")"): return token(")", 1)
+        case UInt8(ascii: "["): return token("[", 1)
+        case UInt8(ascii: "]"): return token("]", 1)
+        case UInt8(ascii: "."): return token(".", 1)
+        case UInt8(ascii: ","): return token(",", 1)
+        case UInt8(ascii: "{"), UInt8(ascii: "}"):
+            throw problem(DatabaseCode.unsupportedOperator, "`\(String(decoding: [byte], as: UTF8.self))` is not part of the rules language", start, start + 1,
+                          help: "object literals do not exist in rule expressions")
+        case UInt8(ascii: ";"), UInt8(ascii: "`"), UInt8(ascii: "@"), UInt8(ascii: "#"):
+            throw problem(DatabaseCode.unsupportedOperator, "`\(String(decoding: [byte], as: UTF8.self))` is not part of the rules language", start, start + 1)
+        default: break
         }
         var end = index + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
