@@ -29,14 +29,16 @@ public struct Blame: Sendable {
     public var alternatives: [Blame]
 }
 
-/// One rule evaluated for a request.
-public struct RuleEvaluation: Sendable {
+/// One rule evaluated for a request. A class, so a decision's lists share one copy.
+public final class RuleEvaluation: @unchecked Sendable {
+    // INVARIANT: `outcome` and `blame` are set while the rule is evaluated, before the
+    // evaluation is stored in a decision; nothing mutates it afterwards.
     /// The rule.
-    public var rule: Rule
+    public let rule: Rule
     /// The keys of the data path it was evaluated at.
-    public var locationKeys: [String]
+    public let locationKeys: [String]
     /// The `$` bindings in scope, by name.
-    public var bindingMap: [String: String]
+    public let bindingMap: [String: String]
     /// The data path it was evaluated at (`data` and `newData` point here).
     public var location: String { "/" + locationKeys.joined(separator: "/") }
     /// The `$` bindings in scope, sorted by name.
@@ -44,9 +46,16 @@ public struct RuleEvaluation: Sendable {
         bindingMap.sorted { $0.key < $1.key }.map { RuleBinding(name: $0.key, value: $0.value) }
     }
     /// Its result.
-    public var outcome: RuleOutcome
+    public internal(set) var outcome: RuleOutcome
     /// Why it did not pass, when it did not and explanations were asked for.
-    public var blame: Blame?
+    public internal(set) var blame: Blame?
+
+    init(rule: Rule, locationKeys: [String], bindingMap: [String: String], outcome: RuleOutcome) {
+        self.rule = rule
+        self.locationKeys = locationKeys
+        self.bindingMap = bindingMap
+        self.outcome = outcome
+    }
 }
 
 /// The decision for one request, with every rule evaluated in order.

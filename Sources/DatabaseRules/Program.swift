@@ -90,6 +90,7 @@ public struct DatabaseProgram: Sendable {
                          coverage: DatabaseCoverage? = nil) -> DatabaseDecision {
         coverage?.requestCount += 1
         var decision = DatabaseDecision(operation: request.methodName, path: request.path, auth: request.auth ?? .null)
+        decision.evaluations.reserveCapacity(8)
         let keys: [String]
         do { keys = try DataTree.keys(of: request.path) } catch {
             decision.refusal = error.diagnostic
@@ -251,7 +252,7 @@ public struct DatabaseProgram: Sendable {
 
     /// Evaluates one rule; errors and non-booleans are recorded, never thrown.
     func run(_ rule: Rule, context: RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
-        var evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, bindingMap: context.bindings, outcome: .value(false))
+        let evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, bindingMap: context.bindings, outcome: .value(false))
         switch rule.body {
         case .constant(let value):
             evaluation.outcome = .value(value)
