@@ -6,6 +6,12 @@ import Diagnostics
 import Foundation
 import RulesTesting
 
+/// A case file of either runner, in command-line order.
+enum LoadedCaseFile {
+    case rules(RulesCaseFile)
+    case database(DatabaseCaseFile)
+}
+
 /// Loads a database case file and compiles its rules, printing any problem; nil when unusable.
 func loadDatabaseCaseFile(_ path: String, runner: DatabaseTestRunner) -> DatabaseCaseFile? {
     do {

@@ -44,18 +44,17 @@ struct RulesTestCommand: ParsableCommand {
         let runner = RulesTestRunner(collectCoverage: coverage != nil)
         let databaseRunner = DatabaseTestRunner(collectCoverage: coverage != nil)
         // Load every file and compile its rules first: report all problems, run nothing.
-        var files: [RulesCaseFile] = []
-        var databaseFiles: [String: DatabaseCaseFile] = [:]
+        var files: [LoadedCaseFile] = []
         var problems = 0
         for path in cases {
             if DatabaseCaseFileLoader.isDatabaseCaseFile(path) {
-                if let file = loadDatabaseCaseFile(path, runner: databaseRunner) { databaseFiles[path] = file } else { problems += 1 }
+                if let file = loadDatabaseCaseFile(path, runner: databaseRunner) { files.append(.database(file)) } else { problems += 1 }
                 continue
             }
             do {
                 let file = try loadCaseFile(path)
                 _ = try runner.program(for: file)
-                files.append(file)
+                files.append(.rules(file))
             } catch {
                 printError(error.description)
                 problems += 1
@@ -63,13 +62,12 @@ struct RulesTestCommand: ParsableCommand {
         }
         if problems > 0 { throw ExitCode(2) }
         var results: [any CaseOutcome] = []
-        for path in cases where databaseFiles[path] != nil || files.contains(where: { $0.path == path }) {
+        for file in files {
             do {
-                if let file = databaseFiles[path] {
-                    results += try databaseRunner.run(file) as [any CaseOutcome]
-                    continue
+                switch file {
+                case .rules(let file): results += try runner.run(file) as [any CaseOutcome]
+                case .database(let file): results += try databaseRunner.run(file) as [any CaseOutcome]
                 }
-                for file in files where file.path == path { results += try runner.run(file) as [any CaseOutcome] }
             } catch {
                 printError(error.description)
                 throw ExitCode(2)
