@@ -17,6 +17,7 @@ let package = Package(
         // The fuzz harnesses, for the libFuzzer executable in Fuzz/ (a package of its own, so a
         // plain `swift build` never builds it; see docs/FUZZING.md).
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
+        .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -45,7 +46,9 @@ let package = Package(
             "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
-        .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "Patterns"]),
+        .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
+        // Realtime Database rules (database.rules.json); `matches()` is injected (RulesPatterns).
+        .target(name: "DatabaseRules", dependencies: ["Diagnostics"]),
         .target(name: "Availability"),
         .target(name: "SQLiteClaims", dependencies: [
             "Availability", .product(name: "GRDB", package: "GRDB.swift"),
@@ -55,7 +58,7 @@ let package = Package(
         ]),
         .target(name: "BatchValidation", dependencies: ["Patterns", "FieldValidation"]),
         .target(name: "RulesTesting", dependencies: [
-            "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
@@ -64,8 +67,9 @@ let package = Package(
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
+        .executableTarget(name: "DatabaseRulesBenchmark", dependencies: ["DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "CorpusGeneration",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -80,7 +84,7 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation", "RulesTesting",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation", "RulesTesting", "DatabaseRules",
         ]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
@@ -106,6 +110,10 @@ let package = Package(
         ]),
         .testTarget(name: "CorpusGenerationTests", dependencies: [
             "CorpusGeneration", "FieldValidation", "BatchValidation", "Patterns", "RulesTesting", "RulesLanguage", "RulesPatterns",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "DatabaseRulesTests", dependencies: [
+            "DatabaseRules", "RulesPatterns", "RulesTesting", "Diagnostics",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),

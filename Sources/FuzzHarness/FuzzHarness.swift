@@ -29,6 +29,8 @@ public enum FuzzTargets {
         "FuzzRecordReaderJobs": RecordReaderJobsHarness.run,
         "FuzzRulesCaseFile": CaseFileHarness.run,
         "FuzzRulesRequestFile": RequestFileHarness.run,
+        "FuzzDatabaseParser": DatabaseParserHarness.run,
+        "FuzzDatabaseEval": DatabaseEvalHarness.run,
     ]
 }
 

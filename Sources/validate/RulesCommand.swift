@@ -1,5 +1,6 @@
 // `validate rules test|lint|eval`: run case files, lint rules, decide one request.
 import ArgumentParser
+import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
@@ -45,35 +46,52 @@ struct RulesTestCommand: ParsableCommand {
 
     func run() throws {
         let runner = RulesTestRunner(collectCoverage: coverage != nil)
+        let databaseRunner = DatabaseTestRunner(collectCoverage: coverage != nil)
         // Every file runs on its own: one that cannot be used is reported with its diagnostics
-        // on standard error and the others still run.
-        var report = RulesTestReport(files: [])
+        // on standard error and the others still run. The service comes from the case file.
+        var total = 0, failed = 0, unusable = 0
         for path in cases {
-            let outcome = runner.outcome(caseFileAt: path)
-            if let error = outcome.error { printError(error.description) }
-            for result in outcome.results { print(line(for: result)) }
-            report.files.append(outcome)
+            let results: [any CaseOutcome]
+            if DatabaseCaseFileLoader.isDatabaseCaseFile(path) {
+                do {
+                    guard let file = loadDatabaseCaseFile(path, runner: databaseRunner) else { unusable += 1; continue }
+                    results = try databaseRunner.run(file)
+                } catch {
+                    printError(error.description)
+                    unusable += 1
+                    continue
+                }
+            } else {
+                let outcome = runner.outcome(caseFileAt: path)
+                if let error = outcome.error { printError(error.description); unusable += 1 }
+                results = outcome.results
+            }
+            for result in results { print(line(for: result)) }
+            total += results.count
+            failed += results.filter { !$0.passed }.count
         }
         if format == .text {
-            let total = report.results.count, failed = report.failedCases, unusable = report.unusableFiles
             print("\(total) case\(total == 1 ? "" : "s"): \(total - failed) passed, \(failed) failed"
                   + (unusable == 0 ? "" : "; \(unusable) of \(cases.count) file\(cases.count == 1 ? "" : "s") could not be used"))
         }
+        let coverageJSON = "{\"rules\": [" + (runner.coverage.map { $0.collector.json() } + databaseRunner.coverageEntries)
+            .joined(separator: ", ") + "]}"
         if coverage == "-" {
-            print(runner.coverageJSON())
+            print(coverageJSON)
         } else if let coverage {
             do {
-                try (runner.coverageJSON() + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
+                try (coverageJSON + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
             } catch {
                 printError("error: cannot write coverage to `\(coverage)`: \(error.localizedDescription)")
                 throw ExitCode(2)
             }
         }
-        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        if unusable > 0 { throw ExitCode(2) }
+        if failed > 0 { throw ExitCode(1) }
     }
 
     /// One case's output: a `PASS`/`FAIL` line (with the explanation of a failure) or a JSON object.
-    private func line(for result: CaseResult) -> String {
+    private func line(for result: any CaseOutcome) -> String {
         switch format {
         case .text:
             var text = "\(result.passed ? "PASS" : "FAIL") \(result.file): \(result.name)"
@@ -101,7 +119,8 @@ struct RulesLintCommand: ParsableCommand {
         discussion: """
             Warnings: RL8001 unconditional write, RL8002 write under a {userId}-style wildcard that never \
             compares request.auth.uid with it, RL8003 a rule covering delete that reads request.resource, \
-            RL8004 function never called. Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
+            RL8004 function never called. Realtime Database rules (a JSON file): RD8001–RD8006, see \
+            docs/DATABASE-RULES.md. Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -130,9 +149,14 @@ struct RulesLintCommand: ParsableCommand {
                 errors += 1
                 continue
             }
-            let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
-            var diagnostics = compiled.diagnostics
-            if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
+            var diagnostics: [Diagnostic]
+            if DatabaseCaseFileLoader.isDatabaseRules(source) {
+                diagnostics = lintDatabaseRules(source)
+            } else {
+                let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
+                diagnostics = compiled.diagnostics
+                if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
+            }
             diagnostics.sort { ($0.span?.start ?? -1, $0.code) < ($1.span?.start ?? -1, $1.code) }
             errors += diagnostics.filter { $0.severity == .error }.count
             warnings += diagnostics.filter { $0.severity == .warning }.count
@@ -171,6 +195,9 @@ struct RulesEvalCommand: ParsableCommand {
     var request: String
 
     func run() throws {
+        if let source = try? RulesTestRunner.readSource(rules), DatabaseCaseFileLoader.isDatabaseRules(source) {
+            return try evalDatabaseRequest(rules: rules, request: request)
+        }
         let program: Program
         let loaded: (testCase: RulesTestCase, mode: LookupMode)
         do {
@@ -196,6 +223,6 @@ struct RulesEvalCommand: ParsableCommand {
 // MARK: - Helpers
 
 /// Writes one line to standard error.
-private func printError(_ message: String) {
+func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RulesTesting
 
 /// Paths inside the repository, found by walking up from this file to `Package.swift`.
 enum RepoPaths {
@@ -15,8 +16,11 @@ enum RepoPaths {
         root.appendingPathComponent(relative).path
     }
 
-    /// The app's case files (`rules/tests/*.cases.{json,yaml}`), sorted.
-    static var appCaseFiles: [String] { caseFiles(in: "rules/tests") }
+    /// The app's Firestore and Storage case files (`rules/tests/*.cases.{json,yaml}`), sorted.
+    /// Database case files (`"service": "database"`) are tested in DatabaseRulesTests.
+    static var appCaseFiles: [String] {
+        caseFiles(in: "rules/tests").filter { !DatabaseCaseFileLoader.isDatabaseCaseFile(path($0)) }
+    }
 
     /// The case files (`*.cases.*`) in a repository directory, sorted, as repository paths.
     static func caseFiles(in directory: String) -> [String] {

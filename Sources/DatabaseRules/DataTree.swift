@@ -1,0 +1,219 @@
+// DataTree: the database contents an operation reads and produces (reference §6.3): nodes with
+// optional priorities, `set` with pruning of emptied parents, server values, arrays as objects.
+import Diagnostics
+
+/// A plain JSON value (auth objects, written values, stored data before conversion).
+public indirect enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Converts a parsed node (spans dropped).
+    public init(_ node: JSONNode) {
+        switch node.value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let n): self = .number(n)
+        case .string(let s): self = .string(s.text)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let members):
+            var out: [String: JSONValue] = [:]
+            for m in members { out[m.key.text] = JSONValue(m.value) }
+            self = .object(out)
+        }
+    }
+}
+
+/// A leaf value or a priority.
+public enum DataPrimitive: Sendable, Hashable {
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+}
+
+/// A node of the data tree. A missing node is `nil`, never an empty branch.
+public indirect enum DataNode: Sendable, Hashable {
+    /// A primitive value and its priority.
+    case leaf(DataPrimitive, priority: DataPrimitive?)
+    /// Children (never empty) and the node's priority.
+    case branch([String: DataNode], priority: DataPrimitive?)
+
+    /// The node's priority.
+    public var priority: DataPrimitive? {
+        switch self {
+        case .leaf(_, let p), .branch(_, let p): p
+        }
+    }
+
+    /// The child named `key`.
+    public func child(_ key: String) -> DataNode? {
+        if case .branch(let children, _) = self { return children[key] }
+        return nil
+    }
+}
+
+/// Why data could not be turned into a tree, or why a request is invalid.
+public struct DataError: Error, Sendable, Hashable {
+    /// `RD6xxx` or `RD5007`.
+    public var code: String
+    /// Terse message naming the path.
+    public var message: String
+
+    /// The problem as a diagnostic without a span.
+    public var diagnostic: Diagnostic { Diagnostic(code: code, severity: .error, message: message) }
+}
+
+/// Data helpers: conversion from JSON, lookups and `set`.
+public enum DataTree {
+    /// Splits `/a/b/c` into keys; empty segments are skipped, `/` is the root.
+    ///
+    /// - Throws: ``DataError`` for an invalid key (`RD6001`) or a path of 32 levels or more (`RD6002`).
+    public static func keys(of path: String) throws(DataError) -> [String] {
+        var keys: [String] = []
+        var start = path.utf8.startIndex
+        for index in path.utf8.indices where path.utf8[index] == UInt8(ascii: "/") {
+            if index > start { keys.append(String(path[start..<index])) }
+            start = path.utf8.index(after: index)
+        }
+        if start < path.utf8.endIndex { keys.append(String(path[start...])) }
+        guard keys.count < DatabaseLimits.maxPathDepth else {
+            throw DataError(code: DatabaseCode.pathTooDeep, message: "path `\(path)` has \(keys.count) levels; paths must be shallower than \(DatabaseLimits.maxPathDepth)")
+        }
+        for key in keys {
+            if let bad = invalidKeyCharacter(key, allowLeadingDollar: false) {
+                throw DataError(code: DatabaseCode.invalidPathKey, message: "path `\(path)` has key `\(key)` containing \(describeCharacter(bad))")
+            }
+            if key.utf8.count > DatabaseLimits.maxKeyBytes {
+                throw DataError(code: DatabaseCode.invalidPathKey, message: "path `\(path)` has a key of \(key.utf8.count) bytes, more than \(DatabaseLimits.maxKeyBytes)")
+            }
+        }
+        return keys
+    }
+
+    /// The node at `keys` below `root`.
+    public static func node(_ root: DataNode?, at keys: some Collection<String>) -> DataNode? {
+        var node = root
+        for key in keys {
+            guard let current = node else { return nil }
+            node = current.child(key)
+        }
+        return node
+    }
+
+    /// `root` with the node at `keys` replaced by `value` (nil deletes); parents left empty are
+    /// removed, missing parents are created.
+    public static func setting(_ root: DataNode?, at keys: ArraySlice<String>, to value: DataNode?) -> DataNode? {
+        guard let key = keys.first else { return value }
+        var children: [String: DataNode] = [:]
+        var priority: DataPrimitive?
+        if case .branch(let existing, let p)? = root {
+            children = existing
+            priority = p
+        }
+        children[key] = setting(children[key], at: keys.dropFirst(), to: value)
+        if children.isEmpty { return nil }
+        return .branch(children, priority: priority)
+    }
+
+    /// Converts written or stored JSON into a node.
+    ///
+    /// - Parameters:
+    ///   - json: the value; `{".sv": "timestamp"}` becomes `now`, `{".sv": {"increment": n}}`
+    ///     the stored number plus `n`; `.value`/`.priority` set value and priority; arrays
+    ///     become objects keyed `0`, `1`, …; `null` and `{}` mean no node.
+    ///   - existing: the stored node at the same place (for `increment`).
+    ///   - now: the operation's time in milliseconds.
+    ///   - path: where the value goes, for messages.
+    ///   - budget: nodes still allowed (``DatabaseLimits/maxWrittenNodes``).
+    ///   - depth: levels still allowed (``DatabaseLimits/maxNestingDepth``).
+    /// - Throws: ``DataError`` for invalid keys, server values or priorities, or a limit.
+    public static func node(from json: JSONValue, existing: DataNode?, now: Double, path: String,
+                            budget: inout Int, depth: Int = 64) throws(DataError) -> DataNode? {
+        budget -= 1
+        guard budget >= 0, depth > 0 else {
+            throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path)` is too large or too deeply nested")
+        }
+        switch json {
+        case .null: return nil
+        case .bool(let b): return .leaf(.bool(b), priority: nil)
+        case .number(let n): return .leaf(.number(n), priority: nil)
+        case .string(let s): return .leaf(.string(s), priority: nil)
+        case .array(let items):
+            var object: [String: JSONValue] = [:]
+            for (index, item) in items.enumerated() { object[String(index)] = item }
+            return try node(from: .object(object), existing: existing, now: now, path: path, budget: &budget, depth: depth)
+        case .object(let members):
+            if let server = members[".sv"] {
+                guard members.count == 1 else {
+                    throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path)` must be the only member of its object")
+                }
+                return .leaf(try serverValue(server, existing: existing, now: now, path: path), priority: nil)
+            }
+            var priority: DataPrimitive?
+            if let p = members[".priority"] {
+                switch p {
+                case .null: priority = nil
+                case .number(let n): priority = .number(n)
+                case .string(let s): priority = .string(s)
+                default: throw DataError(code: DatabaseCode.invalidPriority, message: "the priority at `\(path)` must be a number, a string or null")
+                }
+            }
+            if let value = members[".value"] {
+                guard members.count == (members[".priority"] == nil ? 1 : 2) else {
+                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path)` cannot have sibling children")
+                }
+                switch value {
+                case .object, .array:
+                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path)` must be a primitive")
+                default:
+                    guard let leaf = try node(from: value, existing: existing, now: now, path: path, budget: &budget, depth: depth - 1) else { return nil }
+                    if case .leaf(let v, _) = leaf { return .leaf(v, priority: priority) }
+                    return leaf
+                }
+            }
+            var children: [String: DataNode] = [:]
+            for (key, child) in members where key != ".priority" {
+                let bad = invalidKeyCharacter(key, allowLeadingDollar: false)
+                if key.isEmpty || bad != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
+                    let what = key.isEmpty ? "an empty key" : bad.map { "key `\(key)` containing \(describeCharacter($0))" }
+                        ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
+                    throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path)` has \(what)")
+                }
+                switch child {
+                case .bool(let b): children[key] = .leaf(.bool(b), priority: nil); budget -= 1
+                case .number(let n): children[key] = .leaf(.number(n), priority: nil); budget -= 1
+                case .string(let text): children[key] = .leaf(.string(text), priority: nil); budget -= 1
+                case .null: continue
+                default:
+                    // The path is built only for values that can fail below here.
+                    let childPath = path == "/" ? "/" + key : path + "/" + key
+                    if let converted = try node(from: child, existing: existing?.child(key), now: now, path: childPath, budget: &budget, depth: depth - 1) {
+                        children[key] = converted
+                    }
+                }
+            }
+            guard budget >= 0 else {
+                throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path)` is too large or too deeply nested")
+            }
+            if children.isEmpty { return nil }
+            return .branch(children, priority: priority)
+        }
+    }
+
+    static func serverValue(_ value: JSONValue, existing: DataNode?, now: Double, path: String) throws(DataError) -> DataPrimitive {
+        switch value {
+        case .string("timestamp"): return .number(now)
+        case .object(let op) where op.count == 1:
+            if case .number(let delta)? = op["increment"] {
+                if case .leaf(.number(let stored), _)? = existing { return .number(stored + delta) }
+                return .number(delta)
+            }
+        default: break
+        }
+        throw DataError(code: DatabaseCode.invalidServerValue,
+                        message: "unknown server value at `\(path)`; expected `{\".sv\": \"timestamp\"}` or `{\".sv\": {\"increment\": n}}`")
+    }
+}

@@ -1,0 +1,574 @@
+// Evaluator: runs one rule expression (reference §3–§6.1). Any error makes the rule false; `&&`,
+// `||` and `?:` short-circuit; there is no error absorption. Recursion is bounded by the
+// parser's expression depth and work by `evaluationStepLimit`.
+import Diagnostics
+
+/// A query's parameters as `query.*` sees them (reference §4.7); the defaults are a plain read.
+public struct DatabaseQuery: Sendable, Hashable {
+    public var orderByKey = false
+    public var orderByValue = false
+    public var orderByPriority = false
+    /// The child path of `orderByChild`, or nil.
+    public var orderByChild: String?
+    public var startAt: DataPrimitive?
+    public var endAt: DataPrimitive?
+    public var equalTo: DataPrimitive?
+    public var limitToFirst: Double?
+    public var limitToLast: Double?
+
+    /// A plain (non-query) read.
+    public init() {}
+}
+
+/// A value during evaluation.
+enum RValue: Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case snapshot(Snapshot)
+    /// `val()` of a node with children: non-null, equal to nothing, unusable otherwise.
+    case sentinel
+    /// `auth` data that is an object or array.
+    case json(JSONValue)
+    case regex(String)
+    case array([RValue])
+    case query
+
+    init(_ primitive: DataPrimitive?) {
+        switch primitive {
+        case nil: self = .null
+        case .bool(let b)?: self = .bool(b)
+        case .number(let n)?: self = .number(n)
+        case .string(let s)?: self = .string(s)
+        }
+    }
+
+    init(json: JSONValue) {
+        switch json {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let n): self = .number(n)
+        case .string(let s): self = .string(s)
+        case .array, .object: self = .json(json)
+        }
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .snapshot: "a snapshot"
+        case .sentinel: "an object value"
+        case .json(.array): "an array"
+        case .json: "an object"
+        case .regex: "a regular expression"
+        case .array: "an array"
+        case .query: "the query"
+        }
+    }
+
+    /// How explanations show the value.
+    var rendered: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .number(let n): formatNumber(n)
+        case .string(let s): renderString(s)
+        case .snapshot(let s): "snapshot of /" + s.keys.joined(separator: "/")
+        case .sentinel: "(object)"
+        case .json(let j): renderJSON(j)
+        case .regex(let r): "/\(r)/"
+        case .array(let items): "[" + items.map(\.rendered).joined(separator: ", ") + "]"
+        case .query: "query"
+        }
+    }
+}
+
+/// A location in one data tree, with the node there resolved once.
+struct Snapshot: Sendable {
+    let root: DataNode?
+    let keys: [String]
+    let node: DataNode?
+
+    init(root: DataNode?, keys: [String]) {
+        self.root = root
+        self.keys = keys
+        self.node = DataTree.node(root, at: keys)
+    }
+
+    init(root: DataNode?, keys: [String], node: DataNode?) {
+        self.root = root
+        self.keys = keys
+        self.node = node
+    }
+}
+
+/// A number as `+` turns it into text and explanations show it: integers without a fraction
+/// (inferred from the documented `newData.val() + ''` idiom), other values as Swift prints them.
+public func formatNumber(_ n: Double) -> String {
+    if n.isNaN { return "NaN" }
+    if n.isInfinite { return n < 0 ? "-Infinity" : "Infinity" }
+    if n == n.rounded(), abs(n) < 9.007_199_254_740_992e15 { return String(Int64(n)) }
+    return "\(n)"
+}
+
+func renderString(_ s: String) -> String {
+    var out = "'"
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "'": out += "\\'"
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "'"
+}
+
+func renderJSON(_ value: JSONValue) -> String {
+    switch value {
+    case .null: "null"
+    case .bool(let b): b ? "true" : "false"
+    case .number(let n): formatNumber(n)
+    case .string(let s): jsonString(s)
+    case .array(let items): "[" + items.map(renderJSON).joined(separator: ",") + "]"
+    case .object(let members): "{" + members.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + renderJSON($0.value) }.joined(separator: ",") + "}"
+    }
+}
+
+/// An evaluation error: code, message and the expression span where it happened.
+struct EvalError: Error, Sendable {
+    var code: String
+    var message: String
+    var span: SourceSpan
+}
+
+/// What every rule of one request sees (shared by reference).
+final class RequestState: @unchecked Sendable {
+    // INVARIANT: never mutated after the first rule is evaluated.
+    let auth: RValue
+    let oldRoot: DataNode?
+    var newRoot: DataNode?
+    let now: Double
+    let query: DatabaseQuery
+
+    init(auth: RValue, oldRoot: DataNode?, newRoot: DataNode?, now: Double, query: DatabaseQuery) {
+        self.auth = auth
+        self.oldRoot = oldRoot
+        self.newRoot = newRoot
+        self.now = now
+        self.query = query
+    }
+}
+
+/// What one rule sees.
+struct RuleContext {
+    var state: RequestState
+    var location: [String]
+    var bindings: [String: String]
+    /// The old and new nodes at `location`, when the caller already has them.
+    var oldNode: DataNode??
+    var newNode: DataNode??
+
+    var auth: RValue { state.auth }
+    var oldRoot: DataNode? { state.oldRoot }
+    var newRoot: DataNode? { state.newRoot }
+    var now: Double { state.now }
+    var query: DatabaseQuery { state.query }
+}
+
+/// Evaluates expressions of one program.
+struct Evaluator {
+    let regexEngine: any DatabaseRegexEngine
+    let regexes: [String: String]
+    let stepLimit: Int
+    var steps = 0
+    var context: RuleContext
+    var coverage: DatabaseCoverage?
+    var rulePath = ""
+
+    init(program: DatabaseProgram, context: RuleContext, coverage: DatabaseCoverage?) {
+        self.init(regexEngine: program.regexEngine, regexes: program.regexes, stepLimit: program.limits.evaluationStepLimit,
+                  context: context, coverage: coverage)
+    }
+
+    init(regexEngine: any DatabaseRegexEngine, regexes: [String: String], stepLimit: Int, context: RuleContext, coverage: DatabaseCoverage?) {
+        self.regexEngine = regexEngine
+        self.regexes = regexes
+        self.stepLimit = stepLimit
+        self.context = context
+        self.coverage = coverage
+    }
+
+    static func regexKey(_ pattern: String, _ flags: String) -> String { flags + "/" + pattern }
+
+    mutating func boolean(_ expr: DatabaseExpression) throws(EvalError) -> Bool {
+        let value = try eval(expr)
+        guard case .bool(let b) = value else {
+            throw EvalError(code: DatabaseCode.resultNotBoolean, message: "expected a boolean, found \(value.typeName)", span: expr.span)
+        }
+        return b
+    }
+
+    mutating func record(_ expr: DatabaseExpression, _ body: (inout Evaluator) throws(EvalError) -> Bool) throws(EvalError) -> Bool {
+        guard let coverage else { return try body(&self) }
+        do {
+            let result = try body(&self)
+            coverage.record(rulePath: rulePath, span: expr.span, outcome: result ? .true : .false)
+            return result
+        } catch {
+            coverage.record(rulePath: rulePath, span: expr.span, outcome: .error)
+            throw error
+        }
+    }
+
+    mutating func eval(_ expr: DatabaseExpression) throws(EvalError) -> RValue {
+        steps += 1
+        guard steps <= stepLimit else {
+            throw EvalError(code: DatabaseCode.stepLimit, message: "rule took more than \(stepLimit) evaluation steps", span: expr.span)
+        }
+        switch expr.kind {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n)
+        case .string(let s): return .string(s)
+        case .regex(let pattern, let flags): return .regex(regexes[Self.regexKey(pattern, flags)] ?? "")
+        case .array(let items):
+            var out: [RValue] = []
+            for item in items { out.append(try eval(item)) }
+            return .array(out)
+        case .variable(let name):
+            switch name {
+            case "auth": return context.auth
+            case "root": return .snapshot(Snapshot(root: context.oldRoot, keys: []))
+            case "data":
+                if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
+                return .snapshot(Snapshot(root: context.oldRoot, keys: context.location, node: context.oldNode ?? nil))
+            case "newData":
+                if context.newNode == nil { context.newNode = .some(DataTree.node(context.newRoot, at: context.location)) }
+                return .snapshot(Snapshot(root: context.newRoot, keys: context.location, node: context.newNode ?? nil))
+            case "now": return .number(context.now)
+            case "query": return .query
+            default:
+                guard let bound = context.bindings[name] else {
+                    throw EvalError(code: DatabaseCode.internalError, message: "internal error: `\(name)` is not bound; please report the rules", span: expr.span)
+                }
+                return .string(bound)
+            }
+        case .member(let objectExpr, let name):
+            let object = try eval(objectExpr)
+            switch object {
+            case .null: return .null
+            case .json(.object(let members)): return members[name].map(RValue.init(json:)) ?? .null
+            case .json: return .null
+            case .string(let s) where name == "length": return .number(Double(s.utf16.count))
+            case .query: return queryField(name)
+            default:
+                throw EvalError(code: DatabaseCode.typeError, message: "`\(name)` of \(object.typeName)", span: expr.span)
+            }
+        case .index(let objectExpr, let indexExpr):
+            let object = try eval(objectExpr)
+            let index = try eval(indexExpr)
+            switch (object, index) {
+            case (.null, _): return .null
+            case (.json(.object(let members)), .string(let key)): return members[key].map(RValue.init(json:)) ?? .null
+            case (.json(.array(let items)), .number(let n)):
+                guard n >= 0, n == n.rounded(), n < Double(items.count) else { return .null }
+                return RValue(json: items[Int(n)])
+            case (.json, .string), (.json, .number): return .null
+            default:
+                throw EvalError(code: DatabaseCode.typeError, message: "cannot subscript \(object.typeName) with \(index.typeName)", span: expr.span)
+            }
+        case .call(let receiverExpr, let name, let argumentExprs):
+            let receiver = try eval(receiverExpr)
+            if name == "matches" {
+                guard case .string(let subject) = receiver else {
+                    let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
+                    throw EvalError(code: code, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
+                }
+                guard case .regex(let pattern)? = try argumentExprs.first.map({ (e: DatabaseExpression) throws(EvalError) in try eval(e) }) else {
+                    throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
+                }
+                do {
+                    return .bool(try regexEngine.search(subject, pattern: pattern))
+                } catch {
+                    throw EvalError(code: DatabaseCode.regexFailure, message: "regular expression failed: \(error.message)", span: expr.span)
+                }
+            }
+            var arguments: [RValue] = []
+            for a in argumentExprs { arguments.append(try eval(a)) }
+            if case .snapshot(let snapshot) = receiver { return try snapshotMethod(snapshot, name, arguments, expr) }
+            return try stringMethod(receiver, name, arguments, expr)
+        case .unary(.not, let operand):
+            return .bool(!(try record(operand) { (e: inout Evaluator) throws(EvalError) in try e.boolean(operand) }))
+        case .unary(.negate, let operandExpr):
+            let operand = try eval(operandExpr)
+            switch operand {
+            case .number(let n): return .number(-n)
+            case .null: throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of unary `-`", span: expr.span)
+            default: throw EvalError(code: DatabaseCode.typeError, message: "unary `-` of \(operand.typeName)", span: expr.span)
+            }
+        case .binary(.and, let lhs, let rhs):
+            guard try record(lhs, { (e: inout Evaluator) throws(EvalError) in try e.boolean(lhs) }) else { return .bool(false) }
+            return .bool(try record(rhs) { (e: inout Evaluator) throws(EvalError) in try e.boolean(rhs) })
+        case .binary(.or, let lhs, let rhs):
+            if try record(lhs, { (e: inout Evaluator) throws(EvalError) in try e.boolean(lhs) }) { return .bool(true) }
+            return .bool(try record(rhs) { (e: inout Evaluator) throws(EvalError) in try e.boolean(rhs) })
+        case .binary(let op, let lhsExpr, let rhsExpr):
+            let lhs = try eval(lhsExpr)
+            let rhs = try eval(rhsExpr)
+            return try binary(op, lhs, rhs, expr.span)
+        case .ternary(let condition, let then, let otherwise):
+            return try boolean(condition) ? try eval(then) : try eval(otherwise)
+        }
+    }
+
+    func queryField(_ name: String) -> RValue {
+        let q = context.query
+        switch name {
+        case "orderByKey": return .bool(q.orderByKey)
+        case "orderByValue": return .bool(q.orderByValue)
+        case "orderByPriority": return .bool(q.orderByPriority)
+        case "orderByChild": return q.orderByChild.map(RValue.string) ?? .null
+        case "startAt": return RValue(q.startAt)
+        case "endAt": return RValue(q.endAt)
+        case "equalTo": return RValue(q.equalTo)
+        case "limitToFirst": return q.limitToFirst.map(RValue.number) ?? .null
+        case "limitToLast": return q.limitToLast.map(RValue.number) ?? .null
+        default: return .null
+        }
+    }
+
+    static func strictEqual(_ a: RValue, _ b: RValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.bool(let x), .bool(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x.utf16.elementsEqual(y.utf16)
+        case (.json(let x), .json(let y)): x == y
+        default: false
+        }
+    }
+
+    func binary(_ op: BinaryOperator, _ lhs: RValue, _ rhs: RValue, _ span: SourceSpan) throws(EvalError) -> RValue {
+        switch op {
+        case .equal, .strictEqual: return .bool(Self.strictEqual(lhs, rhs))
+        case .notEqual, .strictNotEqual: return .bool(!Self.strictEqual(lhs, rhs))
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let order: Int
+            switch (lhs, rhs) {
+            case (.number(let x), .number(let y)):
+                if x.isNaN || y.isNaN { return .bool(false) }
+                order = x < y ? -1 : x > y ? 1 : 0
+            case (.string(let x), .string(let y)):
+                order = x.utf16.lexicographicallyPrecedes(y.utf16) ? -1 : x.utf16.elementsEqual(y.utf16) ? 0 : 1
+            case (.null, _), (_, .null):
+                throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `\(op.rawValue)`", span: span)
+            default:
+                throw EvalError(code: DatabaseCode.typeError, message: "cannot order \(lhs.typeName) against \(rhs.typeName)", span: span)
+            }
+            switch op {
+            case .less: return .bool(order < 0)
+            case .lessOrEqual: return .bool(order <= 0)
+            case .greater: return .bool(order > 0)
+            default: return .bool(order >= 0)
+            }
+        case .add:
+            switch (lhs, rhs) {
+            case (.number(let x), .number(let y)): return .number(x + y)
+            case (.string(let x), .string(let y)): return .string(x + y)
+            case (.string(let x), .number(let y)): return .string(x + formatNumber(y))
+            case (.number(let x), .string(let y)): return .string(formatNumber(x) + y)
+            case (.null, _), (_, .null): throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `+`", span: span)
+            default: throw EvalError(code: DatabaseCode.typeError, message: "cannot add \(lhs.typeName) and \(rhs.typeName)", span: span)
+            }
+        case .subtract, .multiply, .divide, .remainder:
+            guard case .number(let x) = lhs, case .number(let y) = rhs else {
+                if case .null = lhs { throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `\(op.rawValue)`", span: span) }
+                if case .null = rhs { throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `\(op.rawValue)`", span: span) }
+                throw EvalError(code: DatabaseCode.typeError, message: "`\(op.rawValue)` of \(lhs.typeName) and \(rhs.typeName)", span: span)
+            }
+            switch op {
+            case .subtract: return .number(x - y)
+            case .multiply: return .number(x * y)
+            case .divide: return .number(x / y)
+            default: return .number(x.truncatingRemainder(dividingBy: y))
+            }
+        case .and, .or:
+            throw EvalError(code: DatabaseCode.internalError, message: "internal error: logical operator evaluated eagerly; please report the rules", span: span)
+        }
+    }
+
+    func stringArgument(_ value: RValue, _ method: String, _ span: SourceSpan) throws(EvalError) -> String {
+        guard case .string(let s) = value else {
+            throw EvalError(code: DatabaseCode.argumentNotString, message: "`\(method)()` argument is \(value.typeName), not a string", span: span)
+        }
+        return s
+    }
+
+    mutating func snapshotMethod(_ snapshot: Snapshot, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
+        steps += 1
+        switch name {
+        case "val":
+            switch snapshot.node {
+            case nil: return .null
+            case .leaf(let v, _)?: return RValue(v)
+            case .branch?: return .sentinel
+            }
+        case "child", "hasChild":
+            let path = try stringArgument(arguments.first ?? .null, name, expr.span)
+            // Empty segments are skipped; `child('')` is an empty snapshot (both inferred, §8.12):
+            // the empty key never exists, because no stored key is empty.
+            var keys = path.utf8.contains(UInt8(ascii: "/")) ? path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) : [path]
+            if keys.isEmpty { keys = [""] }
+            let child = Snapshot(root: snapshot.root, keys: snapshot.keys + keys, node: DataTree.node(snapshot.node, at: keys))
+            steps += keys.count
+            return name == "child" ? .snapshot(child) : .bool(child.node != nil)
+        case "parent":
+            guard !snapshot.keys.isEmpty else {
+                throw EvalError(code: DatabaseCode.parentOfRoot, message: "`parent()` of the root", span: expr.span)
+            }
+            return .snapshot(Snapshot(root: snapshot.root, keys: Array(snapshot.keys.dropLast())))
+        case "hasChildren":
+            let node = snapshot.node
+            guard case .array(let items)? = arguments.first else {
+                if case .branch? = node { return .bool(true) }
+                return .bool(false)
+            }
+            // `hasChildren([])` is true even on a leaf [P:r32]; on a missing node too (inferred).
+            var all = true
+            for item in items {
+                let key = try stringArgument(item, name, expr.span)
+                let keys = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+                if keys.isEmpty || DataTree.node(node, at: keys) == nil { all = false }
+            }
+            return .bool(all)
+        case "exists": return .bool(snapshot.node != nil)
+        case "getPriority": return RValue(snapshot.node?.priority)
+        case "isNumber", "isString", "isBoolean":
+            guard case .leaf(let v, _)? = snapshot.node else { return .bool(false) }
+            switch (name, v) {
+            case ("isNumber", .number), ("isString", .string), ("isBoolean", .bool): return .bool(true)
+            default: return .bool(false)
+            }
+        default:
+            throw EvalError(code: DatabaseCode.internalError, message: "internal error: unknown snapshot method `\(name)`; please report the rules", span: expr.span)
+        }
+    }
+
+    func stringMethod(_ receiver: RValue, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
+        guard case .string(let s) = receiver else {
+            let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
+            throw EvalError(code: code, message: "`\(name)()` called on \(receiver.typeName)", span: expr.span)
+        }
+        switch name {
+        case "contains", "beginsWith", "endsWith":
+            let needle = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
+            let hay = Array(s.utf16)
+            switch name {
+            case "beginsWith": return .bool(hay.starts(with: needle))
+            case "endsWith": return .bool(hay.count >= needle.count && Array(hay[(hay.count - needle.count)...]) == needle)
+            default: return .bool(Self.firstIndex(of: needle, in: hay, from: 0) != nil)
+            }
+        case "replace":
+            let sub = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
+            let replacement = Array(try stringArgument(arguments.count > 1 ? arguments[1] : .null, name, expr.span).utf16)
+            let hay = Array(s.utf16)
+            var out: [UInt16] = []
+            if sub.isEmpty {
+                // JVM `String.replace("", r)`: `r` before every code unit and at the end (inferred).
+                for unit in hay { out += replacement; out.append(unit) }
+                out += replacement
+            } else {
+                var i = 0
+                while let found = Self.firstIndex(of: sub, in: hay, from: i) {
+                    out += hay[i..<found]
+                    out += replacement
+                    i = found + sub.count
+                }
+                out += hay[i...]
+            }
+            return .string(String(decoding: out, as: UTF16.self))
+        case "toLowerCase": return .string(s.lowercased())
+        case "toUpperCase": return .string(s.uppercased())
+        default:
+            throw EvalError(code: DatabaseCode.typeError, message: "no method `\(name)` on a string", span: expr.span)
+        }
+    }
+
+    static func firstIndex(of needle: [UInt16], in hay: [UInt16], from start: Int) -> Int? {
+        guard needle.count <= hay.count else { return nil }
+        if needle.isEmpty { return start }
+        var i = start
+        while i + needle.count <= hay.count {
+            if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+}
+
+// MARK: - One expression on its own
+
+/// What a single expression sees when evaluated outside a rules file (tools and tests).
+public struct ExpressionEnvironment: Sendable {
+    /// `auth`: nil or `.null` when signed out.
+    public var auth: JSONValue?
+    /// The root before the operation (`root`, `data`).
+    public var oldRoot: DataNode?
+    /// The root after the operation (`newData`).
+    public var newRoot: DataNode?
+    /// Where the rule sits: `data` and `newData` point here.
+    public var location: [String]
+    /// `$` bindings, by name with `$`.
+    public var bindings: [String: String]
+    /// `now`, in milliseconds.
+    public var now: Double
+    /// `query`.
+    public var query: DatabaseQuery
+
+    /// Creates an environment.
+    public init(auth: JSONValue? = nil, oldRoot: DataNode? = nil, newRoot: DataNode? = nil, location: [String] = [],
+                bindings: [String: String] = [:], now: Double = 0, query: DatabaseQuery = DatabaseQuery()) {
+        self.auth = auth
+        self.oldRoot = oldRoot
+        self.newRoot = newRoot
+        self.location = location
+        self.bindings = bindings
+        self.now = now
+        self.query = query
+    }
+}
+
+extension DatabaseRulesCompiler {
+    /// Evaluates a checked expression (from ``checkExpression(_:kind:variables:limits:)``) as a
+    /// rule: a boolean, or an error with its code and message.
+    public static func evaluate(_ expression: DatabaseExpression, in environment: ExpressionEnvironment,
+                                regexEngine: any DatabaseRegexEngine = UnavailableDatabaseRegexEngine(),
+                                limits: DatabaseLimits = .default) -> RuleOutcome {
+        var regexes: [String: String] = [:]
+        expression.forEachNode { node in
+            if case .regex(let pattern, let flags) = node.kind {
+                regexes[Evaluator.regexKey(pattern, flags)] = try? DatabaseRegex.translate(pattern, caseInsensitive: !flags.isEmpty)
+            }
+        }
+        let state = RequestState(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
+                                 newRoot: environment.newRoot, now: environment.now, query: environment.query)
+        let context = RuleContext(state: state, location: environment.location, bindings: environment.bindings)
+        var evaluator = Evaluator(regexEngine: regexEngine, regexes: regexes, stepLimit: limits.evaluationStepLimit,
+                                  context: context, coverage: nil)
+        do {
+            return .value(try evaluator.boolean(expression))
+        } catch {
+            return .error(code: error.code, message: error.message)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+// The Realtime Database branch of `validate rules test|lint|eval`: chosen by the case file's
+// `service` (test) or by the rules file's shape (lint, eval); output contracts are shared.
+import ArgumentParser
+import DatabaseRules
+import Diagnostics
+import Foundation
+import RulesTesting
+
+/// A case file of either runner, in command-line order.
+enum LoadedCaseFile {
+    case rules(RulesCaseFile)
+    case database(DatabaseCaseFile)
+}
+
+/// Loads a database case file and compiles its rules, printing any problem; nil when unusable.
+func loadDatabaseCaseFile(_ path: String, runner: DatabaseTestRunner) -> DatabaseCaseFile? {
+    do {
+        let file = try DatabaseCaseFileLoader.load(path: path)
+        do { _ = try runner.program(for: file) } catch {
+            printError(error.description)
+            return nil
+        }
+        return file
+    } catch {
+        printError(error.description)
+        return nil
+    }
+}
+
+/// Compile diagnostics and, when there are no errors, lint warnings of a database rules file.
+func lintDatabaseRules(_ source: SourceFile) -> [Diagnostic] {
+    let compiled = DatabaseRulesCompiler.compile(source, regexEngine: DatabaseTestRunner.defaultRegexEngine)
+    guard let program = compiled.program else { return compiled.diagnostics }
+    return compiled.diagnostics + DatabaseRulesLinter.lint(program)
+}
+
+/// `validate rules eval database.rules.json --request FILE.json`: prints `allow` or `deny` and
+/// the explanation; exit 2 when a file cannot be used.
+func evalDatabaseRequest(rules: String, request: String) throws {
+    let program: DatabaseProgram
+    let testCase: DatabaseTestCase
+    let root: DataNode?
+    do {
+        program = try DatabaseTestRunner.compile(rulesPath: rules)
+        testCase = try DatabaseCaseFileLoader.loadRequest(path: request)
+        root = try DatabaseTestRunner.root(testCase.data ?? .null, time: testCase.time)
+    } catch let error as RulesTestError {
+        printError(error.description)
+        throw ExitCode(2)
+    } catch let error as CaseFileError {
+        printError(error.description)
+        throw ExitCode(2)
+    } catch let error as DataError {
+        printError("\(request): invalid `data`: \(error.message)")
+        throw ExitCode(2)
+    }
+    let decision = program.evaluate(testCase.request, data: root)
+    print(decision.allowed ? "allow" : "deny")
+    print(decision.explanation(in: program.source))
+}
