@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(
             name: "CIDN2", pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]),
+        // Z3 4.8 has no pkg-config file on Debian; the module map links `z3`.
+        .systemLibrary(name: "CZ3", providers: [.apt(["libz3-dev"]), .brew(["z3"])]),
 
         // MARK: - Library modules (dependencies point one way: down this list)
         .target(name: "Patterns", dependencies: ["CPCRE2"]),
@@ -54,6 +56,10 @@ let package = Package(
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
+        // Symbolic verification of rules (issue 16): the only importer of CZ3.
+        .target(name: "RulesVerification", dependencies: [
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
+        ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
@@ -62,7 +68,7 @@ let package = Package(
                           path: "Benchmarks/ValidatorBenchmarks"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "CorpusGeneration",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "CorpusGeneration", "RulesVerification",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -77,6 +83,7 @@ let package = Package(
         // MARK: - Fuzz targets (no-op executables in a normal build; see scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "RulesTesting", "RulesVerification",
         ]),
         .executableTarget(name: "FuzzPattern", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzDisplayName", dependencies: ["FuzzHarness"]),
@@ -86,6 +93,7 @@ let package = Package(
         .executableTarget(name: "FuzzRulesParser", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzRulesEval", dependencies: ["FuzzHarness"]),
         .executableTarget(name: "FuzzRecordReader", dependencies: ["FuzzHarness"]),
+        .executableTarget(name: "FuzzVerify", dependencies: ["FuzzHarness"]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
@@ -113,6 +121,9 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesVerificationTests", dependencies: [
+            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns",
+        ]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
