@@ -1043,8 +1043,10 @@ final class Encoder {
             return map(args[0]) { p in
                 guard case .string(let pattern) = p else { return .error }
                 guard let concrete = SMT.concreteString(pattern) else { return anyValue("matches() with a computed pattern", span) }
-                switch RegexTranslator.translate(concrete) {
-                case .success(let regex): return SymValue(.bool("(str.in_re \(s) \(regex))"))
+                switch RegexTranslator.translateMembership(concrete) {
+                case .success(let translation):
+                    let regex = translation.forbidsNewline ? "(re.inter \(translation.regex) (re.comp \(RegexTranslator.containsNewline)))" : translation.regex
+                    return SymValue(.bool(membership(s, regex)))
                 case .failure(let problem): return anyValue("matches('\(concrete)'): \(problem.message)", span)
                 }
             }
@@ -1073,8 +1075,8 @@ final class Encoder {
             : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))"
         // ASCII without letters of the other case is unchanged; ASCII maps to ASCII of the same
         // length with no letters of the other case.
-        assert("(=> (str.in_re \(s) \(unchanged)) (= \(result) \(s)))")
-        assert("(=> (str.in_re \(s) \(ascii)) (and (= (str.len \(result)) (str.len \(s))) (str.in_re \(result) \(unchanged))))")
+        assert("(=> \(membership(s, unchanged)) (= \(result) \(s)))")
+        assert("(=> \(membership(s, ascii)) (and (= (str.len \(result)) (str.len \(s))) \(membership(result, unchanged))))")
         return result
     }
 
@@ -1165,6 +1167,48 @@ final class Encoder {
         return SExpr.parse(term).first?.integer
     }
 
+    /// `subject ∈ regex` as a Bool constant, defined in ``finish()`` together with every other
+    /// membership of the same subject: Z3 4.8 decides one membership of an intersection quickly but
+    /// not several memberships of one string.
+    func membership(_ subject: String, _ regex: String) -> String {
+        let key = subject + "\u{0}" + regex
+        if let existing = membershipIndex[key] { return existing }
+        let atom = fresh("re", "Bool")
+        membershipIndex[key] = atom
+        memberships.append((subject, regex, atom))
+        return atom
+    }
+    private var memberships: [(subject: String, regex: String, atom: String)] = []
+    private var membershipIndex: [String: String] = [:]
+
+    /// Defines the membership atoms: for each subject, one implication per combination of its
+    /// atoms' truth values, each a single membership of an intersection.
+    private func defineMemberships() {
+        var order: [String] = []
+        var groups: [String: [(regex: String, atom: String)]] = [:]
+        for m in memberships {
+            if groups[m.subject] == nil { order.append(m.subject) }
+            groups[m.subject, default: []].append((m.regex, m.atom))
+        }
+        for subject in order {
+            let group = groups[subject] ?? []
+            guard group.count > 1, group.count <= 5 else {
+                for (regex, atom) in group { assert(SMT.eq(atom, "(str.in_re \(subject) \(regex))")) }
+                continue
+            }
+            for combination in 0..<(1 << group.count) {
+                var guards: [String] = []
+                var parts: [String] = []
+                for (index, (regex, atom)) in group.enumerated() {
+                    let on = combination & (1 << index) != 0
+                    guards.append(on ? atom : SMT.not(atom))
+                    parts.append(on ? regex : "(re.comp \(regex))")
+                }
+                assert("(=> \(SMT.and(guards)) (str.in_re \(subject) (re.inter \(parts.joined(separator: " ")))))")
+            }
+        }
+    }
+
     // MARK: - Finishing
 
     /// Aligns the keys of related maps and defines every deferred term. Call once, after encoding.
@@ -1191,6 +1235,7 @@ final class Encoder {
                 index += 1
             }
         }
+        defineMemberships()
         let keyCounts = maps.map(\.keys.count)
         let relationCount = relations.count
         var done = 0

@@ -12,11 +12,34 @@ struct RegexProblem: Error, Equatable {
 enum RegexTranslator {
     /// The SMT-LIB regex for a whole-string match of `pattern`, or the unsupported construct.
     static func translate(_ pattern: String) -> Result<String, RegexProblem> {
-        var parser = Parser(Array(pattern.unicodeScalars))
+        translateMembership(pattern).map { $0.regex }
+    }
+
+    /// A translation: `subject ∈ pattern` is `subject ∈ regex`, and also "no line feed in
+    /// subject" when `forbidsNewline`.
+    struct Translation {
+        var regex: String
+        var forbidsNewline: Bool
+
+        /// The membership term for `subject`.
+        func membership(_ subject: String) -> String {
+            let inRegex = "(str.in_re \(subject) \(regex))"
+            return forbidsNewline ? "(and \(inRegex) (not (str.contains \(subject) \"\\u{a}\")))" : inRegex
+        }
+    }
+
+    /// Translates `pattern`. When `.` is the only construct that decides about line feeds, `.` is
+    /// encoded as any character and line feeds are excluded from the whole subject instead: an
+    /// equivalent form Z3 decides much faster, also under negation.
+    static func translateMembership(_ pattern: String) -> Result<Translation, RegexProblem> {
         do {
-            let regex = try parser.alternation(top: true)
-            guard parser.atEnd else { throw RegexProblem(message: "unbalanced `)`") }
-            return .success(regex)
+            var fast = Parser(Array(pattern.unicodeScalars))
+            fast.dotIsAnyCharacter = true
+            let regex = try fast.alternation(top: true)
+            guard fast.atEnd else { throw RegexProblem(message: "unbalanced `)`") }
+            if !fast.newlineElsewhere { return .success(Translation(regex: regex, forbidsNewline: fast.sawDot)) }
+            var exact = Parser(Array(pattern.unicodeScalars))
+            return .success(Translation(regex: try exact.alternation(top: true), forbidsNewline: false))
         } catch let problem as RegexProblem {
             return .failure(problem)
         } catch {
@@ -34,14 +57,59 @@ enum RegexTranslator {
         parts.isEmpty ? "re.none" : (parts.count == 1 ? parts[0] : "(re.union " + parts.joined(separator: " ") + ")")
     }
 
-    static let digit = range("0", "9")
-    static let word = union([range("a", "z"), range("A", "Z"), range("0", "9"), range("_", "_")])
-    static let space = union([range("\t", "\r"), range(" ", " ")])
-    static func complement(_ set: String) -> String { "(re.inter re.allchar (re.comp \(set)))" }
+    /// Strings containing a line feed.
+    static let containsNewline = "(re.++ (re.* re.allchar) (str.to_re \"\\u{a}\") (re.* re.allchar))"
+
+    /// The largest character of Z3 4.8's string alphabet.
+    static let maxCharacter: UInt32 = 0x2FFFF
+
+    /// A character set as sorted, disjoint, inclusive code-point intervals.
+    typealias CharSet = [(UInt32, UInt32)]
+
+    static let digit: CharSet = [(0x30, 0x39)]
+    static let word: CharSet = normalize([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+    static let space: CharSet = [(0x09, 0x0D), (0x20, 0x20)]
+
+    static func normalize(_ set: CharSet) -> CharSet {
+        var result: CharSet = []
+        for (low, high) in set.sorted(by: { $0.0 < $1.0 }) {
+            if let last = result.last, low <= last.1 &+ 1 {
+                result[result.count - 1].1 = max(last.1, high)
+            } else {
+                result.append((low, high))
+            }
+        }
+        return result
+    }
+
+    /// The characters not in `set` (within Z3's alphabet): explicit ranges, which Z3 decides far
+    /// faster than `re.comp`.
+    static func complement(_ set: CharSet) -> CharSet {
+        var result: CharSet = []
+        var next: UInt32 = 0
+        for (low, high) in normalize(set) {
+            if low > next { result.append((next, low - 1)) }
+            next = high &+ 1
+        }
+        if next <= maxCharacter { result.append((next, maxCharacter)) }
+        return result
+    }
+
+    static func regex(_ set: CharSet) -> String {
+        union(normalize(set).filter { $0.0 <= maxCharacter }.map { low, high in
+            let l = Unicode.Scalar(low) ?? "\u{FFFD}", h = Unicode.Scalar(min(high, maxCharacter)) ?? "\u{FFFD}"
+            return range(l, h)
+        })
+    }
 
     struct Parser {
         let s: [Unicode.Scalar]
         var i = 0
+        /// Encode `.` as any character (the caller then excludes line feeds).
+        var dotIsAnyCharacter = false
+        var sawDot = false
+        /// Some construct other than `.` can match a line feed.
+        var newlineElsewhere = false
         init(_ s: [Unicode.Scalar]) { self.s = s }
         var atEnd: Bool { i >= s.count }
         func peek(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? s[i + k] : nil }
@@ -148,23 +216,33 @@ enum RegexTranslator {
                 return try characterClass()
             case ".":
                 i += 1
-                return RegexTranslator.complement(RegexTranslator.range("\n", "\n"))
+                sawDot = true
+                return dotIsAnyCharacter ? "re.allchar" : RegexTranslator.regex(RegexTranslator.complement([(0x0A, 0x0A)]))
             case "\\":
                 let (set, _) = try escape(inClass: false)
-                return set
+                note(set)
+                return RegexTranslator.regex(set)
             case "*", "+", "?":
                 throw RegexProblem(message: "quantifier without a target")
             default:
                 i += 1
+                if c == "\n" { newlineElsewhere = true }
                 return RegexTranslator.range(c, c)
             }
         }
 
+        typealias CharSet = RegexTranslator.CharSet
+
+        mutating func note(_ set: CharSet) {
+            if set.contains(where: { $0.0 <= 0x0A && 0x0A <= $0.1 }) { newlineElsewhere = true }
+        }
+
         /// An escape at `i`: the regex for it, and the single scalar when it is one.
-        mutating func escape(inClass: Bool) throws -> (String, Unicode.Scalar?) {
+        mutating func escape(inClass: Bool) throws -> (CharSet, Unicode.Scalar?) {
             i += 1
             guard let e = peek() else { throw RegexProblem(message: "trailing `\\`") }
             i += 1
+            func one(_ scalar: Unicode.Scalar) -> (CharSet, Unicode.Scalar?) { ([(scalar.value, scalar.value)], scalar) }
             switch e {
             case "d": return (RegexTranslator.digit, nil)
             case "D": return (RegexTranslator.complement(RegexTranslator.digit), nil)
@@ -172,11 +250,11 @@ enum RegexTranslator {
             case "W": return (RegexTranslator.complement(RegexTranslator.word), nil)
             case "s": return (RegexTranslator.space, nil)
             case "S": return (RegexTranslator.complement(RegexTranslator.space), nil)
-            case "n": return (RegexTranslator.range("\n", "\n"), "\n")
-            case "t": return (RegexTranslator.range("\t", "\t"), "\t")
-            case "r": return (RegexTranslator.range("\r", "\r"), "\r")
-            case "f": return (RegexTranslator.range("\u{0C}", "\u{0C}"), "\u{0C}")
-            case "v": return (RegexTranslator.range("\u{0B}", "\u{0B}"), "\u{0B}")
+            case "n": return one("\n")
+            case "t": return one("\t")
+            case "r": return one("\r")
+            case "f": return one("\u{0C}")
+            case "v": return one("\u{0B}")
             case "x":
                 var hex = ""
                 if peek() == "{" {
@@ -187,11 +265,11 @@ enum RegexTranslator {
                     for _ in 0..<2 { if let d = peek() { hex.unicodeScalars.append(d); i += 1 } }
                 }
                 guard let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else { throw RegexProblem(message: "bad `\\x` escape") }
-                return (RegexTranslator.range(scalar, scalar), scalar)
+                return one(scalar)
             default:
                 let isPunctuation = e.value < 128 && !(("a"..."z").contains(e) || ("A"..."Z").contains(e) || ("0"..."9").contains(e))
                 guard isPunctuation else { throw RegexProblem(message: "escape `\\\(e)`") }
-                return (RegexTranslator.range(e, e), e)
+                return one(e)
             }
         }
 
@@ -199,7 +277,7 @@ enum RegexTranslator {
             i += 1
             var negated = false
             if peek() == "^" { negated = true; i += 1 }
-            var parts: [String] = []
+            var parts: CharSet = []
             var first = true
             while let c = peek(), c != "]" || first {
                 first = false
@@ -207,7 +285,7 @@ enum RegexTranslator {
                 var low: Unicode.Scalar
                 if c == "\\" {
                     let (set, scalar) = try escape(inClass: true)
-                    guard let scalar else { parts.append(set); continue }
+                    guard let scalar else { parts += set; continue }
                     low = scalar
                 } else {
                     low = c
@@ -225,15 +303,16 @@ enum RegexTranslator {
                         i += 1
                     }
                     guard low.value <= high.value else { throw RegexProblem(message: "reversed range") }
-                    parts.append(RegexTranslator.range(low, high))
+                    parts.append((low.value, high.value))
                 } else {
-                    parts.append(RegexTranslator.range(low, low))
+                    parts.append((low.value, low.value))
                 }
             }
             guard peek() == "]" else { throw RegexProblem(message: "missing `]`") }
             i += 1
-            let set = RegexTranslator.union(parts)
-            return negated ? RegexTranslator.complement(set) : set
+            let set = negated ? RegexTranslator.complement(parts) : parts
+            note(set)
+            return RegexTranslator.regex(set)
         }
     }
 }

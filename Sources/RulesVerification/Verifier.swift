@@ -114,6 +114,9 @@ public struct RulesVerifier: Sendable {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
             let script = (encoder.declarations + encoder.assertions + facts).joined(separator: "\n")
+            if let dump = ProcessInfo.processInfo.environment["RULESKIT_VERIFY_DUMP"] {
+                try? script.write(toFile: dump + "-" + method.rawValue + ".smt2", atomically: true, encoding: .utf8)
+            }
             let symbols = encoder.valueSymbols
             let answer = Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remaining * 1000))
             switch answer {
