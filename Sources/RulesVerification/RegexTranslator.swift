@@ -21,6 +21,11 @@ enum RegexTranslator {
         var regex: String
         var forbidsNewline: Bool
 
+        /// One regex for the whole-string match: `regex`, without line feeds when `forbidsNewline`.
+        var combined: String {
+            forbidsNewline ? "(re.inter \(regex) (re.comp \(RegexTranslator.containsNewline)))" : regex
+        }
+
         /// The membership term for `subject`.
         func membership(_ subject: String) -> String {
             let inRegex = "(str.in_re \(subject) \(regex))"

@@ -133,10 +133,13 @@ public struct RulesVerifier: Sendable {
                     let remaining = deadline.timeIntervalSinceNow
                     guard remaining > 0.05 else { break }
                     let preferred = script + "\n" + preference.map { "(assert \($0))" }.joined(separator: "\n")
-                    if case .sat(let better) = Z3Solver.check(preferred, values: symbols, timeoutMilliseconds: UInt32(min(remaining, 2) * 1000)) {
+                    let answer = Z3Solver.check(preferred, values: symbols, timeoutMilliseconds: UInt32(min(remaining, 1) * 1000))
+                    if case .sat(let better) = answer {
                         text = better
                         break
                     }
+                    // Weaker preferences are rarely faster than a stronger one that timed out.
+                    if case .unknown = answer { break }
                 }
                 let model = Model(text)
                 let builder = WitnessBuilder(encoder: encoder, model: model, property: property, path: path, method: method, service: file.service)

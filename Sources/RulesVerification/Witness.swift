@@ -63,7 +63,10 @@ final class WitnessBuilder {
         }
         var before: [(String, String)] = []
         var after: [(String, String)] = []
-        for slot in encoder.slots {
+        for (index, slot) in encoder.slots.enumerated() {
+            // The request's own document (Firestore) is `resource`; other lookups of its path
+            // are listed too, and agree with it.
+            if index == 0 && service == .firestore { continue }
             var parts: [String] = []
             for term in slot.segments {
                 if let text = SMT.concreteString(term) { parts.append(text); continue }
@@ -73,7 +76,6 @@ final class WitnessBuilder {
             // Only well-formed document paths reach the lookup.
             guard parts.count >= 5, parts[0] == "databases", parts[2] == "documents", parts.count % 2 == 1 else { continue }
             let key = "/" + parts.joined(separator: "/")
-            if !slot.after && key == requestPath { continue }  // `resource` already says it
             let content: String
             if model.bool(slot.exists) ?? false {
                 guard let data = map(slot.data) else { return nil }

@@ -33,7 +33,7 @@ struct RulesVerifyCommand: ParsableCommand {
 
     func validate() throws {
         guard !properties.isEmpty else { throw ValidationError("give at least one property file") }
-        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds") }
     }
 
     func run() throws {

@@ -9,7 +9,7 @@ import Testing
 struct EncodingTests {
     /// Whether Z3 says `subject` is in the translation of `pattern`.
     func z3Matches(_ pattern: String, _ subject: String) throws -> Bool {
-        let regex = try RegexTranslator.translate(pattern).get()
+        let regex = try RegexTranslator.translateMembership(pattern).get().combined
         let answer = Z3Solver.check("(assert (str.in_re \(SMT.string(subject)) \(regex)))", values: [], timeoutMilliseconds: 10_000)
         switch answer {
         case .sat: return true
@@ -91,9 +91,9 @@ struct PropertyFileTests {
         ("{\"rules\": 1}", "VF1003", "x.props.json"),
         ("{\"rules\": \"a\", ", "VF1002", "x.props.json:1:"),
         ("{\"rules\": \"a\", \"service\": \"firestore\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"read\"], \"kind\": \"never\"}]}", "VF1003", "x.props.json:3:3"),
-        ("{\"rules\": \"a\", \"service\": \"firestore\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"only-if\",\n  \"condition\": \"request.auth.uid == == id\"}]}", "VF1004", "x.props.json:4:34"),
-        ("{\"rules\": \"a\", \"service\": \"firestore\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"only-if\"}]}", "VF1003", "x.props.json:2:2"),
-        ("{\"rules\": \"a\", \"service\": \"storage\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"never\"}]}", "VF1003", "x.props.json:2:17"),
+        ("{\"rules\": \"a\", \"service\": \"firestore\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"only-if\",\n  \"condition\": \"request.auth.uid == == id\"}]}", "VF1004", "x.props.json:4:37"),
+        ("{\"rules\": \"a\", \"service\": \"firestore\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"only-if\"}]}", "VF1003", "x.props.json:2:11"),
+        ("{\"rules\": \"a\", \"service\": \"storage\", \"properties\": [\n {\"name\": \"p\", \"path\": \"/databases/{d}/documents/u/{id}\",\n  \"methods\": [\"get\"], \"kind\": \"never\"}]}", "VF1003", "x.props.json:2:16"),
     ])
     func errors(_ input: (String, String, String)) {
         do {

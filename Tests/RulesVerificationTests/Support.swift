@@ -27,7 +27,7 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// Loads a property file from text (the `rules` key is ignored; the program is given).
-func properties(_ text: String, path: String = "test.props.json") throws -> PropertyFile {
+func properties(_ text: String, path: String = "test.props.json") throws(PropertyFileError) -> PropertyFile {
     try PropertyFileLoader.decode(text, path: path)
 }
 
