@@ -24,6 +24,7 @@ public enum FuzzTargets {
         "FuzzRulesParser": RulesParserHarness.run,
         "FuzzRulesEval": RulesEvalTarget.run,
         "FuzzRecordReader": RecordReaderHarness.run,
+        "FuzzVerify": VerifyHarness.run,
     ]
 }
 
