@@ -1060,6 +1060,9 @@ final class Encoder {
     /// `lower()`/`upper()`: an uninterpreted function, exact on the strings it is applied to in a
     /// witness (the witness is replayed), with axioms true of Unicode case mapping on ASCII.
     private func caseMapping(_ name: String, _ s: String, _ span: SourceSpan) -> String {
+        if let concrete = SMT.concreteString(s) {
+            return SMT.string(name == "lower" ? concrete.lowercased() : concrete.uppercased())
+        }
         if !functions.contains(name) {
             functions.insert(name)
             declarations.append("(declare-fun |\(name)| (String) String)")

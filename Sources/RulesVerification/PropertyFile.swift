@@ -17,7 +17,12 @@ public enum PropertyKind: String, Sendable, CaseIterable {
 
 /// The answer for one property.
 public enum Verdict: String, Sendable, CaseIterable {
-    case holds, violated, unknown
+    /// Proven: for `only-if`/`never` over every request; for `possible`, shown by a witness.
+    case holds
+    /// Refuted: by a witness for `only-if`/`never`; for `possible`, proven for every request.
+    case violated
+    /// Neither: a construct not modelled exactly, a witness the evaluator did not confirm, or a timeout.
+    case unknown
 }
 
 /// One segment of a property's path pattern.

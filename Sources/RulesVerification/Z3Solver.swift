@@ -36,7 +36,11 @@ enum Z3Solver {
         // Errors from malformed input are reported as text by eval_smtlib2 instead of aborting.
         Z3_set_error_handler(context, nil)
         let head = "(set-option :timeout \(timeoutMilliseconds))\n"
-        _ = run(context, head + script)
+        let loaded = run(context, head + script)
+        // INVARIANT: the encoder writes well-formed SMT-LIB; an error here is a bug, never a verdict.
+        if loaded.contains("(error") {
+            return .unknown("internal error: the solver rejected the encoding (\(loaded.prefix(200))); please report the input")
+        }
         let status = run(context, "(check-sat)").trimmingCharacters(in: " \n")
         switch status {
         case "sat":
