@@ -87,6 +87,23 @@ struct PropertyFileTests {
         #expect(property.expect == .violated)
     }
 
+    @Test("YAML property files load like JSON ones")
+    func yaml() throws {
+        let file = try properties("""
+            rules: a.rules
+            service: storage
+            properties:
+              - name: owner deletes
+                path: /b/{bucket}/o/pictures/{userId}/{file}
+                methods: [delete]
+                kind: possible
+                condition: request.auth.uid == userId
+            """, path: "x.props.yaml")
+        #expect(file.service == .storage)
+        #expect(file.properties.first?.kind == .possible)
+        #expect(file.properties.first?.condition != nil)
+    }
+
     @Test("bad files give a stable code and file:line:column", arguments: [
         ("{\"rules\": 1}", "VF1003", "x.props.json"),
         ("{\"rules\": \"a\", ", "VF1002", "x.props.json:1:"),

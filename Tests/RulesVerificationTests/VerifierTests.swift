@@ -161,6 +161,19 @@ struct VerifierTests {
         #expect(reason.contains("`hashing.sha256()` at test.rules:5:"), "\(reason)")
     }
 
+    @Test("running out of solver time gives unknown with a timeout reason")
+    func timeout() throws {
+        let program = try compile(Self.ownerRules)
+        let file = try properties(propertyFile(["""
+            {"name": "owner reads", "path": "/databases/{database}/documents/notes/{userId}", "methods": ["get"],
+             "kind": "only-if", "condition": "request.auth.uid == userId"}
+            """]))
+        // A budget below the verifier's 50 ms floor: no solver call is made.
+        let result = RulesVerifier(timeout: 0.01).verify(file.properties[0], in: file, program: program)
+        #expect(result.verdict == .unknown)
+        #expect(result.reason?.hasPrefix("timeout after") == true, "\(result.reason ?? "")")
+    }
+
     @Test("a recursive wildcard in a property path is not modelled: unknown")
     func recursivePropertyPath() throws {
         let result = try verdict(Self.ownerRules, """
