@@ -1280,12 +1280,29 @@ final class Encoder {
             plain.append("(and \(sub.leaf.isType("string")) (= \(sub.leaf.s) \(uid)))")
         }
         let time = "(= \(self.time) 1767225600000000000)"
+        // lower()/upper() arguments without letters of the other case, where the axiom makes
+        // the uninterpreted function exact.
+        let exactCase = caseMappings.map { name, argument in
+            let unchanged = name == "lower"
+                ? "(re.* (re.union (re.range \"\\u{0}\" \"\\u{40}\") (re.range \"\\u{5b}\" \"\\u{7f}\")))"
+                : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))"
+            return "(str.in_re \(argument) \(unchanged))"
+        }
         // A model where every unmodelled construct errors does not depend on what it returns.
-        var unused = abstractionErrors
-        // ASCII arguments for lower()/upper(), whose axioms are exact there.
-        let ascii = "(re.* (re.range \"\\u{0}\" \"\\u{7f}\"))"
-        unused += caseMappings.map { "(str.in_re \($0.1) \(ascii))" }
-        return unused.isEmpty ? [plain + [time], plain] : [plain + [time] + unused, plain + unused, plain + [time], plain, unused]
+        let unused = abstractionErrors
+        var tiers: [[String]] = []
+        for tier in [plain + [time] + exactCase + unused, plain + [time] + unused, plain + unused, plain + [time] + exactCase,
+                     plain + exactCase, plain + [time], plain, unused] where !tiers.contains(tier) && !tier.isEmpty {
+            tiers.append(tier)
+        }
+        return tiers
+    }
+
+    /// The preferences worth trying before the plain query when a witness is the goal
+    /// (`possible`): the ones that make `lower()`/`upper()` exact.
+    func eagerPreferences() -> [[String]] {
+        guard !caseMappings.isEmpty else { return [] }
+        return preferences().filter { tier in tier.contains { $0.hasPrefix("(str.in_re |lower.arg") || $0.hasPrefix("(str.in_re |upper.arg") } }
     }
 
     /// False when ``finish()`` found its invariant broken; the verdict is then `unknown`.

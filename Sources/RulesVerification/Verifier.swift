@@ -118,8 +118,24 @@ public struct RulesVerifier: Sendable {
                 try? script.write(toFile: dump + "-" + method.rawValue + ".smt2", atomically: true, encoding: .utf8)
             }
             let symbols = encoder.valueSymbols
-            let answer = Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remaining * 1000))
-            switch answer {
+            var answer: SolverAnswer?
+            var preferred = false
+            if property.kind == .possible {
+                // A witness is the goal: first ask for one where lower()/upper() are exact.
+                for tier in encoder.eagerPreferences() {
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0.05 else { break }
+                    let narrowed = script + "\n" + tier.map { "(assert \($0))" }.joined(separator: "\n")
+                    if case .sat(let values) = Z3Solver.check(narrowed, values: symbols, timeoutMilliseconds: UInt32(min(left, 2) * 1000)) {
+                        answer = .sat(values: values)
+                        preferred = true
+                        break
+                    }
+                }
+            }
+            let remainingNow = deadline.timeIntervalSinceNow
+            guard answer != nil || remainingNow > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
+            switch answer ?? Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remainingNow * 1000)) {
             case .unsat:
                 return .none
             case .unknown(let why):
@@ -129,7 +145,7 @@ public struct RulesVerifier: Sendable {
                 return .unknown("the solver gave up (\(why))")
             case .sat(var text):
                 // Ask again with preferences for a readable witness; keep the first that is sat.
-                for preference in encoder.preferences() {
+                for preference in preferred ? [] : encoder.preferences() {
                     let remaining = deadline.timeIntervalSinceNow
                     guard remaining > 0.05 else { break }
                     let preferred = script + "\n" + preference.map { "(assert \($0))" }.joined(separator: "\n")

@@ -29,7 +29,7 @@ struct RulesVerifyCommand: ParsableCommand {
     var format: Format = .text
 
     @Option(help: ArgumentHelp("Solver time per property, in seconds.", valueName: "SECONDS"))
-    var timeout: Double = 10
+    var timeout: Double = 30
 
     func validate() throws {
         guard !properties.isEmpty else { throw ValidationError("give at least one property file") }

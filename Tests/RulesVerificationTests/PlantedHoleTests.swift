@@ -47,7 +47,7 @@ struct PlantedHoleTests {
                     replace: "request.resource.size <= 5 * 1024 * 1024", with: "request.resource.size <= 5 * 1024 * 1024 + 1",
                     property: "a picture is at most 5 MiB"),
         PlantedHole(name: "SVG no longer refused", rules: "storage-app.rules", props: "storage-app.props.json",
-                    replace: "&& request.resource.contentType != 'image/svg+xml'", with: "",
+                    replace: "&& request.resource.contentType.lower() != 'image/svg+xml'", with: "",
                     property: "a picture is an image, never SVG"),
     ]
 
