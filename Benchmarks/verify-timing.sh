@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Times `validate rules verify` (release build) per property and per property file.
-#   Benchmarks/verify-timing.sh [PROPS…]   default: rules/properties/*.props.json
+#   [VALIDATE=path] Benchmarks/verify-timing.sh [PROPS…]   default: rules/properties/*.props.json
 # Each property is run alone (a one-property copy of its file, rules path made absolute), best of
 # 3 wall-clock runs; then each whole file, best of 3. Targets (issue 16): ≤ 2 s per property of
 # the app's rules, ≤ 10 s per property file. See docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product validate >&2
-bin=.build/release/validate
+# VALIDATE=path uses an already built binary (e.g. .build/debug/validate) instead.
+if [[ -n "${VALIDATE:-}" ]]; then
+    bin=$VALIDATE
+else
+    swift build -c release --product validate >&2
+    bin=.build/release/validate
+fi
 files=("$@")
 [[ ${#files[@]} -eq 0 ]] && files=(rules/properties/*.props.json)
 work=$(mktemp -d)
