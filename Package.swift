@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(
             name: "CIDN2", pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]),
+        // Z3 4.8 has no pkg-config file on Debian; the module map links `z3`.
+        .systemLibrary(name: "CZ3", providers: [.apt(["libz3-dev"]), .brew(["z3"])]),
 
         // MARK: - Library modules (dependencies point one way: down this list)
         .target(name: "Patterns", dependencies: ["CPCRE2"]),
@@ -60,6 +62,10 @@ let package = Package(
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
+        // Symbolic verification of rules (issue 16): the only importer of CZ3.
+        .target(name: "RulesVerification", dependencies: [
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
+        ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
@@ -69,7 +75,7 @@ let package = Package(
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "DatabaseRulesBenchmark", dependencies: ["DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics"]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -84,7 +90,8 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation", "RulesTesting", "DatabaseRules",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 
         // MARK: - Test support (shared by the claim-store test targets; not a product)
@@ -117,6 +124,9 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesVerificationTests", dependencies: [
+            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns",
+        ]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),

@@ -31,6 +31,7 @@ public enum FuzzTargets {
         "FuzzRulesRequestFile": RequestFileHarness.run,
         "FuzzDatabaseParser": DatabaseParserHarness.run,
         "FuzzDatabaseEval": DatabaseEvalHarness.run,
+        "FuzzVerify": VerifyHarness.run,
     ]
 }
 

@@ -1,0 +1,254 @@
+// Verifier: decides properties. For each method, encodes "an allowed request that breaks (or,
+// for `possible`, shows) the property", asks Z3, turns a model into a case object, and replays
+// that case through the evaluator before believing it.
+import Diagnostics
+import Foundation
+import RulesLanguage
+import RulesPatterns
+import RulesTesting
+
+/// The outcome for one property.
+public struct PropertyResult: Sendable {
+    /// The property file's path.
+    public var file: String
+    /// The property.
+    public var property: RulesProperty
+    /// The verdict.
+    public var verdict: Verdict
+    /// A case object (JSON text, keys in case-file order) with `expect` set to the rules' decision:
+    /// present for a violated `only-if`/`never` and a holding `possible`.
+    public var witness: String?
+    /// The evaluator's explanation of the witness's decision.
+    public var explanation: String?
+    /// Why the verdict is `unknown`: the construct and `file:line:column`, or a timeout.
+    public var reason: String?
+    /// The methods the answer was decided for.
+    public var methods: [RequestMethod]
+
+    /// The expectation in force: the file's, or `holds`.
+    public var expected: Verdict { property.expect ?? .holds }
+    /// `verdict == expect` (or `holds` when the file gives none).
+    public var passed: Bool { verdict == expected }
+}
+
+/// Decides the properties of property files against their rules.
+public struct RulesVerifier: Sendable {
+    /// Solver time for one property, in seconds.
+    public var timeout: Double
+    /// The `matches()` engine used when replaying witnesses.
+    public var regexEngine: any RegexEngine
+    /// How many times a model whose witness the evaluator rejects is refined before giving up.
+    public var refinements: Int
+
+    /// Creates a verifier.
+    ///
+    /// - Parameters:
+    ///   - timeout: solver time per property, in seconds.
+    ///   - regexEngine: the engine for replaying witnesses (PCRE2 with RE2 checks by default).
+    public init(timeout: Double = 10, regexEngine: any RegexEngine = RulesTestRunner.defaultRegexEngine, refinements: Int = 4) {
+        self.timeout = timeout
+        self.regexEngine = regexEngine
+        self.refinements = refinements
+    }
+
+    /// Decides every property of `file` against `program` (the compiled rules the file names).
+    public func verify(_ file: PropertyFile, program: Program) -> [PropertyResult] {
+        file.properties.map { verify($0, in: file, program: program) }
+    }
+
+    /// Decides one property.
+    public func verify(_ property: RulesProperty, in file: PropertyFile, program: Program) -> PropertyResult {
+        var result = PropertyResult(file: file.path, property: property, verdict: .unknown, methods: property.methods)
+        guard let path = property.path else {
+            result.reason = "`{x=**}` in a property path is not modelled (\(file.path): property `\(property.name)`)"
+            return result
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        var outcomes: [(RequestMethod, MethodOutcome)] = []
+        for method in property.methods {
+            let outcome = decide(property, method: method, path: path, file: file, program: program, deadline: deadline)
+            outcomes.append((method, outcome))
+            // A confirmed witness settles the property.
+            if case .witness = outcome { break }
+        }
+        for (_, outcome) in outcomes {
+            guard case .witness(let json, let explanation) = outcome else { continue }
+            result.verdict = property.kind == .possible ? .holds : .violated
+            result.witness = json
+            result.explanation = explanation
+            return result
+        }
+        let unknowns = outcomes.compactMap { if case .unknown(let why) = $0.1 { why } else { nil } }
+        if unknowns.isEmpty {
+            // Unsatisfiable for every method.
+            result.verdict = property.kind == .possible ? .violated : .holds
+        } else {
+            result.reason = Array(NSOrderedSet(array: unknowns)).compactMap { $0 as? String }.joined(separator: "; ")
+        }
+        return result
+    }
+
+    enum MethodOutcome {
+        case none
+        case witness(String, String)
+        case unknown(String)
+    }
+
+    private func decide(_ property: RulesProperty, method: RequestMethod, path: [PropertyPathSegment], file: PropertyFile,
+                        program: Program, deadline: Date) -> MethodOutcome {
+        let encoder = Encoder(program: program, method: method)
+        encoder.setUpRequest(path: path)
+        let allowed = encoder.allowed(path: path)
+        var goal = allowed
+        if let condition = property.condition {
+            let value = encoder.encodeCondition(condition, source: property.conditionSource, variables: encoder.pathVariables(path))
+            let truth = encoder.truth(value)
+            goal = property.kind == .possible ? SMT.and([allowed, truth.isTrue]) : SMT.and([allowed, SMT.not(truth.isTrue)])
+        }
+        encoder.assert(goal)
+        encoder.finish()
+        guard encoder.complete else { return .unknown("internal error: the encoding of this property is incomplete; please report the input") }
+        var facts: [String] = []
+        var lastProblem = ""
+        for _ in 0...refinements {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
+            let script = (encoder.declarations + encoder.assertions + facts).joined(separator: "\n")
+            if let dump = ProcessInfo.processInfo.environment["RULESKIT_VERIFY_DUMP"] {
+                try? script.write(toFile: dump + "-" + method.rawValue + ".smt2", atomically: true, encoding: .utf8)
+            }
+            let symbols = encoder.valueSymbols
+            var answer: SolverAnswer?
+            var preferred = false
+            if property.kind == .possible {
+                // A witness is the goal: first ask for one where lower()/upper() are exact.
+                for tier in encoder.eagerPreferences() {
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0.05 else { break }
+                    let narrowed = script + "\n" + tier.map { "(assert \($0))" }.joined(separator: "\n")
+                    if case .sat(let values) = Z3Solver.check(narrowed, values: symbols, timeoutMilliseconds: UInt32(min(left, 2) * 1000)) {
+                        answer = .sat(values: values)
+                        preferred = true
+                        break
+                    }
+                }
+            }
+            let remainingNow = deadline.timeIntervalSinceNow
+            guard answer != nil || remainingNow > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
+            switch answer ?? Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remainingNow * 1000)) {
+            case .unsat:
+                return .none
+            case .unknown(let why):
+                if deadline.timeIntervalSinceNow <= 0.05 || why.contains("timeout") || why.contains("canceled") {
+                    return .unknown("timeout after \(formatSeconds(timeout)) s")
+                }
+                return .unknown("the solver gave up (\(why))")
+            case .sat(var text):
+                // Ask again with preferences for a readable witness; keep the first that is sat.
+                for preference in preferred ? [] : encoder.preferences() {
+                    let remaining = deadline.timeIntervalSinceNow
+                    guard remaining > 0.05 else { break }
+                    let preferred = script + "\n" + preference.map { "(assert \($0))" }.joined(separator: "\n")
+                    let answer = Z3Solver.check(preferred, values: symbols, timeoutMilliseconds: UInt32(min(remaining, 1) * 1000))
+                    if case .sat(let better) = answer {
+                        text = better
+                        break
+                    }
+                    // Weaker preferences are rarely faster than a stronger one that timed out.
+                    if case .unknown = answer { break }
+                }
+                let model = Model(text)
+                let builder = WitnessBuilder(encoder: encoder, model: model, property: property, path: path, method: method, service: file.service)
+                guard let witness = builder.build() else {
+                    lastProblem = "the model could not be written as a case (\(builder.problem))"
+                    break
+                }
+                switch replay(witness, property: property, path: path, file: file, program: program) {
+                case .success(let explanation):
+                    return .witness(witness.json, explanation)
+                case .failure(let problem):
+                    lastProblem = problem.message
+                    if ProcessInfo.processInfo.environment["RULESKIT_VERIFY_DEBUG"] == "1" {
+                        FileHandle.standardError.write(Data("rejected witness (\(problem.message)): \(witness.json)\n".utf8))
+                    }
+                }
+                // Refine: pin lower()/upper() on the strings of this model to their real values.
+                let newFacts = builder.caseMappingFacts()
+                let fresh = newFacts.filter { !facts.contains($0) }
+                if fresh.isEmpty { return .unknown(unconfirmed(encoder, lastProblem)) }
+                facts += fresh
+            }
+        }
+        return .unknown(unconfirmed(encoder, lastProblem))
+    }
+
+    private func unconfirmed(_ encoder: Encoder, _ problem: String) -> String {
+        let constructs = Array(NSOrderedSet(array: encoder.abstractions.map { "\($0.construct) at \($0.location)" })).compactMap { $0 as? String }
+        let named = constructs.isEmpty ? "" : "; not modelled exactly: " + constructs.prefix(5).joined(separator: ", ")
+            + (constructs.count > 5 ? " and \(constructs.count - 5) more" : "")
+        return "the solver's counterexample did not replay (\(problem))\(named)"
+    }
+
+    struct ReplayProblem: Error { var message: String }
+
+    /// Loads the witness as `validate rules test` would and checks the evaluator agrees.
+    private func replay(_ witness: Witness, property: RulesProperty, path: [PropertyPathSegment], file: PropertyFile,
+                        program: Program) -> Result<String, ReplayProblem> {
+        let caseText = "{\"rules\": \"rules\", \"service\": \"\(file.service.rawValue)\", \"cases\": [\(witness.json)]}"
+        let loaded: RulesCaseFile
+        do {
+            loaded = try CaseFileLoader.decode(caseText, path: "witness.json")
+        } catch {
+            return .failure(ReplayProblem(message: "the case does not load: \(error.message)"))
+        }
+        guard let testCase = loaded.cases.first else { return .failure(ReplayProblem(message: "no case")) }
+        let result = RulesTestRunner.evaluate(testCase, of: loaded, with: program)
+        guard result.actual == .allow else { return .failure(ReplayProblem(message: "the evaluator denies it")) }
+        if let condition = property.condition {
+            let request = testCase.request(service: file.service)
+            var variables: [String: Value] = [:]
+            let concrete = PathValue(testCase.path).segments
+            for (index, segment) in path.enumerated() {
+                if case .variable(let name) = segment, index < concrete.count { variables[name] = .string(concrete[index]) }
+            }
+            let (value, _) = Program.evaluateExpression(condition, request: request, variables: variables,
+                                                        lookup: CaseDocumentLookup(testCase: testCase, mode: loaded.lookupMode),
+                                                        regexEngine: regexEngine)
+            let isTrue: Bool
+            if case .success(.bool(true)) = value { isTrue = true } else { isTrue = false }
+            if property.kind == .possible && !isTrue { return .failure(ReplayProblem(message: "the condition is not true for it")) }
+            if property.kind == .onlyIf && isTrue { return .failure(ReplayProblem(message: "the condition holds for it")) }
+        }
+        return .success(result.explanation)
+    }
+}
+
+func formatSeconds(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+}
+
+/// Model values by symbol.
+struct Model {
+    var values: [String: SExpr] = [:]
+
+    init(_ text: String) {
+        guard case .list(let pairs)? = SExpr.parse(text).first else { return }
+        for pair in pairs {
+            guard case .list(let items) = pair, items.count == 2 else { continue }
+            values[Model.key(items[0])] = items[1]
+        }
+    }
+
+    static func key(_ expr: SExpr) -> String {
+        switch expr {
+        case .atom(let a): return a.hasPrefix("|") ? a : "|\(a)|"
+        case .string(let s): return s
+        case .list(let items): return "(" + items.map(key).joined(separator: " ") + ")"
+        }
+    }
+
+    func string(_ symbol: String) -> String? { values[symbol]?.text }
+    func int(_ symbol: String) -> Int64? { values[symbol]?.integer }
+    func bool(_ symbol: String) -> Bool? { values[symbol]?.boolean }
+    func real(_ symbol: String) -> Double? { values[symbol]?.real }
+}

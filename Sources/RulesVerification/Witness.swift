@@ -1,0 +1,185 @@
+// Witness: a solver model written as one case object of the case-file format
+// (docs/RULES-TESTING.md), so it replays with `validate rules test`.
+import Diagnostics
+import Foundation
+import RulesLanguage
+import RulesTesting
+
+/// A witness: the case object's JSON text.
+struct Witness {
+    var json: String
+}
+
+/// Reads the request a model describes.
+final class WitnessBuilder {
+    let encoder: Encoder
+    let model: Model
+    let property: RulesProperty
+    let path: [PropertyPathSegment]
+    let method: RequestMethod
+    let service: CaseService
+    private(set) var problem = ""
+    /// Key names used for a map's "other keys" that the rules never mention.
+    private var restNames: [Int64: String] = [:]
+
+    init(encoder: Encoder, model: Model, property: RulesProperty, path: [PropertyPathSegment], method: RequestMethod, service: CaseService) {
+        self.encoder = encoder
+        self.model = model
+        self.property = property
+        self.path = path
+        self.method = method
+        self.service = service
+    }
+
+    /// The case object, or nil (with ``problem`` set) when the model cannot be written as one.
+    func build() -> Witness? {
+        var segments: [String] = []
+        for (index, term) in encoder.pathSegments.enumerated() {
+            if let concrete = encoder.pathConcrete[index] { segments.append(concrete); continue }
+            guard let value = model.string(term) else { problem = "no value for a path segment"; return nil }
+            segments.append(value)
+        }
+        let requestPath = "/" + segments.joined(separator: "/")
+        var fields: [(String, String)] = [
+            ("name", jsonString(property.name)),
+            ("path", jsonString(requestPath)),
+            ("method", jsonString(method.rawValue)),
+        ]
+        if model.bool(encoder.authNull) ?? true {
+            fields.append(("auth", "null"))
+        } else {
+            guard let uid = model.string(encoder.uid), let token = map(encoder.token) else { problem = "no value for the user"; return nil }
+            fields.append(("auth", "{\"uid\": \(jsonString(uid)), \"token\": \(token)}"))
+        }
+        if model.bool(encoder.resourceExists) ?? false {
+            guard let data = map(encoder.resourceData) else { return nil }
+            fields.append(("resource", data))
+        } else {
+            fields.append(("resource", "null"))
+        }
+        if let requestData = encoder.requestData {
+            guard let data = map(requestData) else { return nil }
+            fields.append(("requestResource", data))
+        }
+        var before: [(String, String)] = []
+        var after: [(String, String)] = []
+        for (index, slot) in encoder.slots.enumerated() {
+            // The request's own document (Firestore) is `resource`; other lookups of its path
+            // are listed too, and agree with it.
+            if index == 0 && service == .firestore { continue }
+            var parts: [String] = []
+            for term in slot.segments {
+                if let text = SMT.concreteString(term) { parts.append(text); continue }
+                guard let value = model.string(term) else { parts = []; break }
+                parts.append(value)
+            }
+            // Only well-formed document paths reach the lookup.
+            guard parts.count >= 5, parts[0] == "databases", parts[2] == "documents", parts.count % 2 == 1 else { continue }
+            let key = "/" + parts.joined(separator: "/")
+            let content: String
+            if model.bool(slot.exists) ?? false {
+                guard let data = map(slot.data) else { return nil }
+                content = data
+            } else {
+                content = "null"
+            }
+            if slot.after {
+                if !after.contains(where: { $0.0 == key }) { after.append((key, content)) }
+            } else if !before.contains(where: { $0.0 == key }) {
+                before.append((key, content))
+            }
+        }
+        if service == .firestore || !before.isEmpty {
+            fields.append(("existing", "{" + before.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"))
+            if !after.isEmpty {
+                fields.append(("existingAfter", "{" + after.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"))
+            }
+        }
+        if let query = encoder.query, model.bool(encoder.queryPresent) ?? false {
+            guard let data = map(query) else { return nil }
+            fields.append(("query", data))
+        }
+        guard let nanos = model.values[encoder.time].flatMap({ Self.bigInteger($0) }) else {
+            problem = "no value for request.time"
+            return nil
+        }
+        fields.append(("time", jsonString(Self.timestamp(nanos).description)))
+        fields.append(("expect", "\"allow\""))
+        return Witness(json: "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}")
+    }
+
+    /// `lower(x) = real` facts for the strings this model applies `lower`/`upper` to.
+    func caseMappingFacts() -> [String] {
+        encoder.caseMappings.compactMap { name, argument in
+            guard let value = model.string(argument) else { return nil }
+            let real = name == "lower" ? value.lowercased() : value.uppercased()
+            return "(assert (= (|\(name)| \(SMT.string(value))) \(SMT.string(real))))"
+        }
+    }
+
+    // MARK: - Values
+
+    private func map(_ m: SymMap) -> String? {
+        var entries: [String] = []
+        for key in m.keys {
+            guard let entry = m.entries[key], model.bool(entry.present) ?? false else { continue }
+            guard let value = leaf(entry.leaf) else { return nil }
+            entries.append("\(jsonString(key)): \(value)")
+        }
+        let count = model.int(m.restCount) ?? 0
+        if count > 0 {
+            guard count <= 64 else { problem = "a map with \(count) unmentioned keys"; return nil }
+            let id = model.int(m.restId) ?? 0
+            for j in 0..<count {
+                var name = "other\(id)_\(j)"
+                while encoder.keysInUse.contains(name) { name += "_" }
+                entries.append("\(jsonString(name)): true")
+            }
+        }
+        return "{" + entries.joined(separator: ", ") + "}"
+    }
+
+    private func leaf(_ l: Leaf) -> String? {
+        guard let tag = model.int(l.tag), tag >= 0, Int(tag) < Leaf.types.count else { problem = "no type for a field"; return nil }
+        switch Leaf.types[Int(tag)] {
+        case "null": return "null"
+        case "bool": return (model.bool(l.b) ?? false) ? "true" : "false"
+        case "int": return model.int(l.i).map(String.init) ?? "0"
+        case "float":
+            let value = model.real(l.f) ?? 0
+            guard value.isFinite else { problem = "a float out of range"; return nil }
+            return "{\"__type__\": \"float\", \"value\": \(value)}"
+        case "string": return jsonString(model.string(l.s) ?? "")
+        case "map": return map(l.map)
+        case "list": return "[\(model.int(l.o) ?? 0)]"
+        case "timestamp":
+            guard let nanos = model.values[l.t].flatMap({ Self.bigInteger($0) }) else { return nil }
+            return "{\"__type__\": \"timestamp\", \"value\": \(jsonString(Self.timestamp(nanos).description))}"
+        case "duration":
+            guard let nanos = model.values[l.d].flatMap({ Self.bigInteger($0) }) else { return nil }
+            let seconds = Int64(nanos / 1_000_000_000), rest = Int64(nanos % 1_000_000_000)
+            return "{\"__type__\": \"duration\", \"seconds\": \(seconds), \"nanos\": \(rest)}"
+        default:
+            let id = UInt64(max(0, model.int(l.o) ?? 0))
+            var bytes: [UInt8] = []
+            var n = id
+            repeat { bytes.append(UInt8(n & 0xFF)); n >>= 8 } while n > 0
+            return "{\"__type__\": \"bytes\", \"base64\": \(jsonString(Data(bytes).base64EncodedString()))}"
+        }
+    }
+
+    static func bigInteger(_ expr: SExpr) -> Int128? {
+        switch expr {
+        case .atom(let a): return Int128(a)
+        case .list(let items) where items.count == 2 && items[0] == .atom("-"): return bigInteger(items[1]).map { -$0 }
+        default: return nil
+        }
+    }
+
+    static func timestamp(_ nanos: Int128) -> Timestamp {
+        var seconds = nanos / 1_000_000_000
+        var rest = nanos % 1_000_000_000
+        if rest < 0 { rest += 1_000_000_000; seconds -= 1 }
+        return Timestamp(seconds: Int64(seconds), nanos: Int32(rest))
+    }
+}

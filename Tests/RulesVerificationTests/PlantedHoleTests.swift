@@ -1,0 +1,73 @@
+import Foundation
+import RulesLanguage
+import RulesTesting
+import Testing
+@testable import RulesVerification
+
+/// One bug planted in the app's rules, and the property that must catch it.
+struct PlantedHole: CustomTestStringConvertible, Sendable {
+    var name: String
+    var rules: String
+    var props: String
+    var replace: String
+    var with: String
+    var property: String
+    var testDescription: String { name }
+}
+
+@Suite("planted holes: each mutation makes its property violated, with a witness that replays")
+struct PlantedHoleTests {
+    static let holes: [PlantedHole] = [
+        PlantedHole(name: "drop the uid check on profile delete", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "allow delete: if isOwner(userId);", with: "allow delete: if isSignedIn();",
+                    property: "only the owner creates, updates or deletes a profile"),
+        PlantedHole(name: "`||` for `&&` in the claim create rule", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "allow create: if isSignedIn()\n          &&", with: "allow create: if isSignedIn()\n          ||",
+                    property: "a claim names the user who makes it"),
+        PlantedHole(name: "an update that lets email change", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: ".affectedKeys().hasAny(['createdAt', 'email'])", with: ".affectedKeys().hasAny(['createdAt'])",
+                    property: "email never changes"),
+        PlantedHole(name: "claims become editable by their holder", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "allow delete: if isSignedIn() && resource.data.userId == request.auth.uid;",
+                    with: "allow delete, update: if isSignedIn() && resource.data.userId == request.auth.uid;",
+                    property: "claims are never updated"),
+        PlantedHole(name: "the size check reads resource instead of request.resource", rules: "storage-app.rules", props: "storage-app.props.json",
+                    replace: "return request.resource.size <= 5 * 1024 * 1024", with: "return resource.size <= 5 * 1024 * 1024",
+                    property: "a picture is at most 5 MiB"),
+        PlantedHole(name: "a {document=**} that grants reads to everyone signed in", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "    match /users/{userId} {", with: "    match /{document=**} {\n      allow read: if isSignedIn();\n    }\n\n    match /users/{userId} {",
+                    property: "only the owner reads a profile"),
+        PlantedHole(name: "an off-by-one name length limit", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "&& name.size() <= 30", with: "&& name.size() <= 31",
+                    property: "every claim's name passes the display-name format rule"),
+        PlantedHole(name: "getAfter() on the wrong path (the name as typed, not its key)", rules: "firestore-app.rules", props: "firestore-app.props.json",
+                    replace: "documents/displayNames/$(name.lower());", with: "documents/displayNames/$(name);",
+                    property: "a new profile's displayName is a name its owner holds"),
+        PlantedHole(name: "an off-by-one picture size limit", rules: "storage-app.rules", props: "storage-app.props.json",
+                    replace: "request.resource.size <= 5 * 1024 * 1024", with: "request.resource.size <= 5 * 1024 * 1024 + 1",
+                    property: "a picture is at most 5 MiB"),
+        PlantedHole(name: "SVG no longer refused", rules: "storage-app.rules", props: "storage-app.props.json",
+                    replace: "&& request.resource.contentType.lower() != 'image/svg+xml'", with: "",
+                    property: "a picture is an image, never SVG"),
+    ]
+
+    @Test("the mutation is caught", arguments: PlantedHoleTests.holes)
+    func caught(_ hole: PlantedHole) throws {
+        let original = try fixtureText(hole.rules)
+        #expect(original.contains(hole.replace), "the mutation no longer applies to \(hole.rules)")
+        let program = try compile(original.replacingOccurrences(of: hole.replace, with: hole.with), name: hole.rules)
+        let file = try PropertyFileLoader.load(path: fixtures.appendingPathComponent(hole.props).path)
+        let property = try #require(file.properties.first { $0.name == hole.property })
+        let result = RulesVerifier(timeout: 60).verify(property, in: file, program: program)
+        #expect(result.verdict == .violated, "\(result.reason ?? "")")
+        guard let witness = result.witness else {
+            Issue.record("no witness for `\(hole.property)`")
+            return
+        }
+        let replayed = try replayWitness(witness, service: file.service, program: program)
+        #expect(replayed.actual == .allow)
+        // The same property holds on the unmutated rules.
+        let intact = RulesVerifier(timeout: 60).verify(property, in: file, program: try compile(original, name: hole.rules))
+        #expect(intact.verdict == .holds, "\(intact.reason ?? "") \(intact.witness ?? "")")
+    }
+}
