@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
-        // Symbolic verification of rules (issue 16): the only importer of CZ3.
+        // Symbolic verification of rules: the only importer of CZ3.
         .target(name: "RulesVerification", dependencies: [
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
         ]),
