@@ -14,6 +14,44 @@ public enum YAMLReader {
     ///
     /// - Throws: ``DocumentSyntaxError`` at the first problem.
     public static func read(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+        do {
+            return try compose(text)
+        } catch {
+            var located = error
+            (located.line, located.column) = location(yamlLine: error.line, yamlColumn: error.column, in: text)
+            throw located
+        }
+    }
+
+    /// Turns a position as libyaml counts it (a new line at LF, CR, CRLF, NEL, LS and PS; a
+    /// column per Unicode scalar) into one as diagnostics count it (a new line at LF; a column
+    /// per character), clamped to the end of the text.
+    static func location(yamlLine: Int, yamlColumn: Int, in text: String) -> (line: Int, column: Int) {
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex
+        var line = 1, column = 1
+        while index < scalars.endIndex, (line, column) < (yamlLine, yamlColumn) {
+            let scalar = scalars[index]
+            index = scalars.index(after: index)
+            switch scalar {
+            case "\r":
+                if index < scalars.endIndex, scalars[index] == "\n" { index = scalars.index(after: index) }
+                line += 1
+                column = 1
+            case "\n", "\u{85}", "\u{2028}", "\u{2029}":
+                line += 1
+                column = 1
+            default:
+                column += 1
+            }
+        }
+        let before = text.unicodeScalars[..<index]
+        let lineStart = before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex
+        let lineFeeds = before.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) }
+        return (lineFeeds + 1, String(text.unicodeScalars[lineStart..<index]).count + 1)
+    }
+
+    private static func compose(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
