@@ -61,7 +61,7 @@ final class CompiledRule: Sendable {
             do {
                 return try pattern.matches(subject) ? nil : staticViolation
             } catch {
-                return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
+                return gaveUp(error)
             }
         case let .mustNotMatch(pattern):
             do {
@@ -78,7 +78,7 @@ final class CompiledRule: Sendable {
                     ranges.flatMap { String(decoding: bytes[$0], as: UTF8.self).unicodeScalars })
                 return violation(parameters)
             } catch {
-                return violation(staticParameters.merging(["error": "\(error)"]) { $1 })
+                return gaveUp(error)
             }
         case let .length(unit, min, max):
             return lengthViolation(unit == .codePoints ? subject.unicodeScalars.count : subject.utf8.count, min: min, max: max)
@@ -88,6 +88,18 @@ final class CompiledRule: Sendable {
             guard let found = rule.check(input) else { return nil }
             return found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
         }
+    }
+
+    /// The code of a value a pattern rule could not decide (match limit hit, or any other PCRE2
+    /// error): the value fails closed, never valid because a match gave up.
+    static let gaveUpCode = "RP3001"
+
+    /// The violation when this rule's pattern gave up on a value: code ``gaveUpCode``, this
+    /// rule's id, and the rule's own code and PCRE2's error as parameters.
+    func gaveUp(_ error: any Error) -> Violation {
+        Violation(code: Self.gaveUpCode, rule: id,
+                  message: "This value could not be checked against rule \(id) (\(code)): the check gave up, so the value is not accepted.",
+                  parameters: ["rule-code": code, "error": "\(error)"])
     }
 
     /// Length rules: the violation of every out-of-bounds length, parameters aside, when the
