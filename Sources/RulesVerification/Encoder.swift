@@ -37,6 +37,9 @@ final class Encoder {
     // MARK: The symbolic request
     var pathSegments: [String] = []
     var pathConcrete: [String?] = []
+    /// The paths encoded, and (for a long shape) where the gap of one or more segments is.
+    private(set) var shape = PathShape(fixed: [], restName: nil, rest: .none)
+    private(set) var gapIndex: Int?
     var authNull = "true"
     var uid = ""
     var token: SymMap!
@@ -128,6 +131,11 @@ final class Encoder {
         abstractions.append(Abstraction(construct: construct, location: "\(source.name):\(location.line):\(location.column)"))
     }
 
+    /// The name of a construct on the gap of a long shape.
+    func gapConstruct(_ what: String) -> String {
+        "\(what) `{\(shape.restName ?? "")=**}` (\(pathSegments.count - shape.fixed.count) or more segments)"
+    }
+
     /// Any value at all, or an error: the encoding of a construct it cannot model.
     func anyValue(_ construct: String, _ span: SourceSpan) -> SymValue {
         abstract(construct, span)
@@ -142,19 +150,32 @@ final class Encoder {
 
     // MARK: - The request
 
-    /// Declares the symbolic request for a concrete-length path.
-    func setUpRequest(path: [PropertyPathSegment]) {
-        for (index, segment) in path.enumerated() {
+    /// Declares the symbolic request for the paths of `shape`.
+    func setUpRequest(shape: PathShape) {
+        self.shape = shape
+        for (index, segment) in shape.fixed.enumerated() {
             switch segment {
             case .literal(let text):
                 pathSegments.append(SMT.string(text))
                 pathConcrete.append(text)
             case .variable(let name):
-                let term = declare("seg\(index).\(name)", "String")
-                assert("(and (< 0 (str.len \(term))) (not (str.contains \(term) \"/\")))")
-                pathSegments.append(term)
-                pathConcrete.append(nil)
+                addSegment("seg\(index).\(name)")
             }
+        }
+        let name = shape.restName ?? ""
+        switch shape.rest {
+        case .none: break
+        case .segments(let count):
+            for offset in 0..<count { addSegment("seg\(pathSegments.count).\(name)\(offset)") }
+        case .long(let head, let tail):
+            for offset in 0..<head { addSegment("seg\(pathSegments.count).\(name)\(offset)") }
+            // One or more non-empty segments joined by `/`.
+            let gap = declare("seg\(pathSegments.count).\(name).gap", "String")
+            assert("(and (< 0 (str.len \(gap))) (not (str.prefixof \"/\" \(gap))) (not (str.suffixof \"/\" \(gap))) (not (str.contains \(gap) \"//\")))")
+            gapIndex = pathSegments.count
+            pathSegments.append(gap)
+            pathConcrete.append(nil)
+            for offset in 0..<tail { addSegment("seg\(pathSegments.count).\(name)\(head + offset + 1)") }
         }
         authNull = declare("auth.null", "Bool")
         uid = declare("auth.uid", "String")
@@ -177,6 +198,20 @@ final class Encoder {
             slots.append(LookupSlot(segments: pathSegments, key: joinedPath(pathSegments), after: false,
                                     exists: resourceExists, data: resourceData))
         }
+    }
+
+    /// A symbolic path segment: non-empty, without `/`.
+    private func addSegment(_ name: String) {
+        let term = declare(name, "String")
+        assert("(and (< 0 (str.len \(term))) (not (str.contains \(term) \"/\")))")
+        pathSegments.append(term)
+        pathConcrete.append(nil)
+    }
+
+    /// The gap of a long shape: its term, when `segments` holds it.
+    func gap(in segments: [String]) -> Int? {
+        guard let gapIndex else { return nil }
+        return segments.firstIndex(of: pathSegments[gapIndex])
     }
 
     func joinedPath(_ segments: [String]) -> String {
@@ -235,7 +270,8 @@ final class Encoder {
     // MARK: - Rules
 
     /// The condition under which the rules allow the request (Bool term).
-    func allowed(path: [PropertyPathSegment]) -> String {
+    func allowed() -> String {
+        source = program.source
         var grants: [String] = []
         match(program.file.services.first?.matches ?? [], from: 0, guard_: "true", bindings: [], scope: serviceScope, grants: &grants)
         return SMT.or(grants)
@@ -260,30 +296,52 @@ final class Encoder {
                 if !block.matches.isEmpty {
                     match(block.matches, from: end, guard_: g, bindings: b, scope: blockScope, grants: &grants)
                 }
+            } onGap: { g in
+                // Whether and how the pattern matches depends on segments inside the gap, which
+                // the encoding does not spell out: any allow in or below the block may grant.
+                guard grantsAny(block) else { return }
+                abstract("a match pattern that reaches into the segments of `{\(shape.restName ?? "")=**}`", block.patternSpan)
+                grants.append(SMT.and([g, fresh("gap.match", "Bool")]))
             }
         }
     }
 
+    /// Whether the block or a nested one has an allow for the method.
+    private func grantsAny(_ block: MatchBlock) -> Bool {
+        block.allows.contains { $0.methods.contains { $0.covers(method) } } || block.matches.contains(where: grantsAny)
+    }
+
+    /// A match position between two segments of the gap of a long shape.
+    private static let insideGap = -1
+
     private func matchPattern(_ pattern: ArraySlice<PatternSegment>, _ start: Int, _ g: String, _ b: [(String, SymValue)],
-                              _ onMatch: (Int, String, [(String, SymValue)]) -> Void) {
+                              _ onMatch: (Int, String, [(String, SymValue)]) -> Void, onGap: (String) -> Void) {
         guard let first = pattern.first else { return onMatch(start, g, b) }
         let rest = pattern.dropFirst()
+        // A segment pattern at the gap, or anything after a `{y=**}` that ended inside it.
+        if start == Self.insideGap { return onGap(g) }
+        if start == gapIndex { if case .recursive = first {} else { return onGap(g) } }
         switch first {
         case .literal(let text):
             guard start < pathSegments.count else { return }
             if let concrete = pathConcrete[start] {
-                if concrete == text { matchPattern(rest, start + 1, g, b, onMatch) }
+                if concrete == text { matchPattern(rest, start + 1, g, b, onMatch, onGap: onGap) }
             } else {
-                matchPattern(rest, start + 1, SMT.and([g, SMT.eq(pathSegments[start], SMT.string(text))]), b, onMatch)
+                matchPattern(rest, start + 1, SMT.and([g, SMT.eq(pathSegments[start], SMT.string(text))]), b, onMatch, onGap: onGap)
             }
         case .single(let name):
             guard start < pathSegments.count else { return }
-            matchPattern(rest, start + 1, g, b + [(name, SymValue(.string(pathSegments[start])))], onMatch)
+            matchPattern(rest, start + 1, g, b + [(name, SymValue(.string(pathSegments[start])))], onMatch, onGap: onGap)
         case .recursive(let name):
             let minimum = program.file.isVersion2 ? 0 : 1
             guard pathSegments.count - start >= minimum else { return }
             for end in (start + minimum)...pathSegments.count {
-                matchPattern(rest, end, g, b + [(name, SymValue(.path(Array(pathSegments[start..<end]))))], onMatch)
+                matchPattern(rest, end, g, b + [(name, SymValue(.path(Array(pathSegments[start..<end]))))], onMatch, onGap: onGap)
+            }
+            // It can also end between two segments of the gap (no allow applies there, only
+            // what follows, which reaches into the gap).
+            if let gapIndex, start <= gapIndex {
+                matchPattern(rest, Self.insideGap, g, b + [(name, .error)], onMatch, onGap: onGap)
             }
         }
     }
@@ -298,12 +356,14 @@ final class Encoder {
         return encode(expr)
     }
 
-    /// The path variables of a property path.
-    func pathVariables(_ path: [PropertyPathSegment]) -> [(String, SymValue)] {
-        path.enumerated().compactMap { index, segment in
+    /// The path variables of a property path: `{x}` a string, `{x=**}` a path.
+    func pathVariables() -> [(String, SymValue)] {
+        var variables: [(String, SymValue)] = shape.fixed.enumerated().compactMap { index, segment in
             if case .variable(let name) = segment { return (name, SymValue(.string(pathSegments[index]))) }
             return nil
         }
+        if let name = shape.restName { variables.append((name, SymValue(.path(Array(pathSegments[shape.fixed.count...]))))) }
+        return variables
     }
 
     // MARK: - Truth
@@ -398,6 +458,11 @@ final class Encoder {
                     let inRange = "(and (<= 0 \(k)) (< \(k) \(items.count)))"
                     return SymValue(err: SMT.or([SMT.not(inRange)] + errs), alts: alts)
                 case (.path(let segs), .int(let k)):
+                    if let gapAt = gap(in: segs) {
+                        // A literal index before the gap reads a spelled-out segment.
+                        if let n = Int(k), n < gapAt { return SymValue(.string(segs[n])) }
+                        return anyValue(gapConstruct("indexing a path that holds the segments of"), expr.span)
+                    }
                     let inRange = "(and (<= 0 \(k)) (< \(k) \(segs.count)))"
                     var alts: [SymValue.Alternative] = []
                     for (n, seg) in segs.enumerated() { alts.append(.init(guard_: SMT.eq(k, String(n)), payload: .string(seg))) }
@@ -676,6 +741,17 @@ final class Encoder {
         case (.float(let x), .int(let y)): return "(= \(x) (to_real \(y)))"
         case (.opaque(let t1, let x), .opaque(let t2, let y)): return t1 == t2 ? SMT.eq(x, y) : "false"
         case (.path(let x), .path(let y)):
+            switch (gap(in: x), gap(in: y)) {
+            case (nil, nil): break
+            case (let i?, let j?):
+                // The same gap at the same place: equal when the other segments are.
+                guard i == j, x.count == y.count else {
+                    abstract(gapConstruct("comparing two paths that hold the segments of"), span)
+                    return fresh("abs.eq", "Bool")
+                }
+            case (let i?, nil): return gapPathEqual(x, gapAt: i, y)
+            case (nil, let j?): return gapPathEqual(y, gapAt: j, x)
+            }
             guard x.count == y.count else { return "false" }
             return SMT.and(zip(x, y).map { SMT.eq($0, $1) })
         case (.list(let x), .list(let y)):
@@ -689,6 +765,19 @@ final class Encoder {
         default:
             return "false"
         }
+    }
+
+    /// `x == y` where `x` holds the gap (one or more segments) at `i` and `y` is spelled out:
+    /// the segments around the gap agree, and the gap is the middle of `y`, joined by `/`.
+    private func gapPathEqual(_ x: [String], gapAt i: Int, _ y: [String]) -> String {
+        let extra = y.count - x.count
+        guard extra >= 0 else { return "false" }
+        let middle = Array(y[i...(i + extra)])
+        let joined = middle.count == 1 ? middle[0] : "(str.++ " + middle.enumerated().map { $0.offset == 0 ? $0.element : "\"/\" \($0.element)" }.joined(separator: " ") + ")"
+        return SMT.and(zip(x[..<i], y[..<i]).map { SMT.eq($0, $1) }
+            + zip(x[(i + 1)...], y[(i + extra + 1)...]).map { SMT.eq($0, $1) }
+            + middle.map { "(and (< 0 (str.len \($0))) (not (str.contains \($0) \"/\")))" }
+            + [SMT.eq(x[i], joined)])
     }
 
     private func mapEqual(_ a: MapRef, _ b: MapRef, _ span: SourceSpan) -> String {
@@ -917,6 +1006,7 @@ final class Encoder {
             case .string: return anyValue("a lookup by a string path", span)
             default: return .error
             }
+            if gap(in: segments) != nil { return anyValue(gapConstruct("a lookup of a path that holds the segments of"), span) }
             guard segments.count >= 5, (segments.count - 3) % 2 == 0 else { return .error }
             var ok = [SMT.eq(segments[0], "\"databases\""), SMT.eq(segments[2], "\"documents\"")]
             if storage { ok.append(SMT.eq(segments[1], "\"(default)\"")) }
@@ -927,7 +1017,11 @@ final class Encoder {
             var document = documentValue(slot.data, segments: segments)
             if after && service == .firestore {
                 // The request's own write: `getAfter` of the request path sees `request.resource`.
-                let own = pathSegments.count == segments.count ? SMT.and(zip(pathSegments, segments).map { SMT.eq($0, $1) }) : "false"
+                // With a gap of any length, compare the path text; the evaluator compares
+                // segments, which agree when the looked-up ones have no `/`.
+                let own = gapIndex != nil
+                    ? SMT.and([SMT.eq(joinedPath(pathSegments), joinedPath(segments))] + segments.map { "(not (str.contains \($0) \"/\"))" })
+                    : pathSegments.count == segments.count ? SMT.and(zip(pathSegments, segments).map { SMT.eq($0, $1) }) : "false"
                 if own != "false" {
                     let ownExists = method == .delete ? "false" : (requestData == nil ? slot.exists : "true")
                     existsTerm = SMT.ite(own, ownExists, slot.exists)

@@ -39,8 +39,10 @@ public struct RulesProperty: Sendable {
     public var name: String
     /// The path pattern as written.
     public var pathText: String
-    /// The parsed pattern; nil when it has a `{x=**}` segment (not modelled: verdict `unknown`).
-    public var path: [PropertyPathSegment]?
+    /// The parsed pattern's segments, without a final `{x=**}`.
+    public var path: [PropertyPathSegment]
+    /// The name of the final `{x=**}` variable (one or more segments, bound to a `path`), if any.
+    public var rest: String?
     /// Request methods the property quantifies over.
     public var methods: [RequestMethod]
     /// The kind.
@@ -128,7 +130,7 @@ public enum PropertyFileLoader {
             guard case .string(let pathText)? = item["path"], pathText.hasPrefix("/") else {
                 throw failHere("`path` must be a string starting with `/`", "\"path\"")
             }
-            let segments = try parsePath(pathText, service: service) { failHere($0, "\"path\"") }
+            let (segments, rest) = try parsePath(pathText, service: service) { failHere($0, "\"path\"") }
             guard case .list(let methodItems)? = item["methods"], !methodItems.isEmpty else {
                 throw failHere("`methods` must be a non-empty list of get, list, create, update, delete", "\"methods\"")
             }
@@ -176,7 +178,7 @@ public enum PropertyFileLoader {
             } else if kind == .onlyIf {
                 throw failHere("an `only-if` property needs a `condition`")
             }
-            properties.append(RulesProperty(name: name, pathText: pathText, path: segments, methods: methods, kind: kind,
+            properties.append(RulesProperty(name: name, pathText: pathText, path: segments, rest: rest, methods: methods, kind: kind,
                                             condition: condition, conditionSource: conditionSource, expect: expect))
         }
         var names = Set<String>()
@@ -186,14 +188,15 @@ public enum PropertyFileLoader {
         return PropertyFile(path: path, rulesPath: resolve(rules, against: path), service: service, properties: properties)
     }
 
-    /// Parses `/a/{b}/c`; nil for a pattern with `{x=**}`.
-    static func parsePath(_ text: String, service: CaseService, fail: (String) -> PropertyFileError) throws(PropertyFileError) -> [PropertyPathSegment]? {
+    /// Parses `/a/{b}/c` or `/a/{b}/{c=**}`: the segments before a final `{x=**}`, and its name.
+    static func parsePath(_ text: String, service: CaseService, fail: (String) -> PropertyFileError) throws(PropertyFileError)
+        -> ([PropertyPathSegment], rest: String?) {
         var segments: [PropertyPathSegment] = []
-        var sawRest = false
+        var rest: String?
         var names = Set<String>()
         for part in text.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             guard !part.isEmpty else { throw fail("`path` has an empty segment") }
-            guard !sawRest else { throw fail("`{x=**}` must be the last segment of `path`") }
+            guard rest == nil else { throw fail("`{x=**}` must be the last segment of `path`") }
             if part.hasPrefix("{") && part.hasSuffix("}") {
                 let inner = part.dropFirst().dropLast()
                 let name = inner.hasSuffix("=**") ? String(inner.dropLast(3)) : String(inner)
@@ -201,7 +204,7 @@ public enum PropertyFileLoader {
                     throw fail("`path` segment `\(part)` is not a `{name}` or `{name=**}` variable")
                 }
                 guard names.insert(name).inserted else { throw fail("`path` uses the variable `\(name)` twice") }
-                if inner.hasSuffix("=**") { sawRest = true } else { segments.append(.variable(name)) }
+                if inner.hasSuffix("=**") { rest = name } else { segments.append(.variable(name)) }
             } else {
                 guard !part.contains("{"), !part.contains("}") else { throw fail("`path` segment `\(part)` is not a `{name}` variable") }
                 segments.append(.literal(String(part)))
@@ -215,7 +218,7 @@ public enum PropertyFileLoader {
             throw fail("a Storage `path` starts with `/b/{bucket}/o/`")
         default: break
         }
-        return sawRest ? nil : segments
+        return (segments, rest)
     }
 
     static func jsonQuoted(_ text: String) -> String { "\"" + text + "\"" }

@@ -59,17 +59,16 @@ public struct RulesVerifier: Sendable {
     /// Decides one property.
     public func verify(_ property: RulesProperty, in file: PropertyFile, program: Program) -> PropertyResult {
         var result = PropertyResult(file: file.path, property: property, verdict: .unknown, methods: property.methods)
-        guard let path = property.path else {
-            result.reason = "`{x=**}` in a property path is not modelled (\(file.path): property `\(property.name)`)"
-            return result
-        }
         let deadline = Date().addingTimeInterval(timeout)
+        let shapes = PathShape.shapes(for: property, rules: program.file)
         var outcomes: [(RequestMethod, MethodOutcome)] = []
-        for method in property.methods {
-            let outcome = decide(property, method: method, path: path, file: file, program: program, deadline: deadline)
-            outcomes.append((method, outcome))
-            // A confirmed witness settles the property.
-            if case .witness = outcome { break }
+        search: for method in property.methods {
+            for shape in shapes {
+                let outcome = decide(property, method: method, shape: shape, file: file, program: program, deadline: deadline)
+                outcomes.append((method, outcome))
+                // A confirmed witness settles the property.
+                if case .witness = outcome { break search }
+            }
         }
         for (_, outcome) in outcomes {
             guard case .witness(let json, let explanation) = outcome else { continue }
@@ -94,14 +93,14 @@ public struct RulesVerifier: Sendable {
         case unknown(String)
     }
 
-    private func decide(_ property: RulesProperty, method: RequestMethod, path: [PropertyPathSegment], file: PropertyFile,
+    private func decide(_ property: RulesProperty, method: RequestMethod, shape: PathShape, file: PropertyFile,
                         program: Program, deadline: Date) -> MethodOutcome {
         let encoder = Encoder(program: program, method: method)
-        encoder.setUpRequest(path: path)
-        let allowed = encoder.allowed(path: path)
+        encoder.setUpRequest(shape: shape)
+        let allowed = encoder.allowed()
         var goal = allowed
         if let condition = property.condition {
-            let value = encoder.encodeCondition(condition, source: property.conditionSource, variables: encoder.pathVariables(path))
+            let value = encoder.encodeCondition(condition, source: property.conditionSource, variables: encoder.pathVariables())
             let truth = encoder.truth(value)
             goal = property.kind == .possible ? SMT.and([allowed, truth.isTrue]) : SMT.and([allowed, SMT.not(truth.isTrue)])
         }
@@ -158,12 +157,12 @@ public struct RulesVerifier: Sendable {
                     if case .unknown = answer { break }
                 }
                 let model = Model(text)
-                let builder = WitnessBuilder(encoder: encoder, model: model, property: property, path: path, method: method, service: file.service)
+                let builder = WitnessBuilder(encoder: encoder, model: model, property: property, method: method, service: file.service)
                 guard let witness = builder.build() else {
                     lastProblem = "the model could not be written as a case (\(builder.problem))"
                     break
                 }
-                switch replay(witness, property: property, path: path, file: file, program: program) {
+                switch replay(witness, property: property, file: file, program: program) {
                 case .success(let explanation):
                     return .witness(witness.json, explanation)
                 case .failure(let problem):
@@ -192,7 +191,7 @@ public struct RulesVerifier: Sendable {
     struct ReplayProblem: Error { var message: String }
 
     /// Loads the witness as `validate rules test` would and checks the evaluator agrees.
-    private func replay(_ witness: Witness, property: RulesProperty, path: [PropertyPathSegment], file: PropertyFile,
+    private func replay(_ witness: Witness, property: RulesProperty, file: PropertyFile,
                         program: Program) -> Result<String, ReplayProblem> {
         let caseText = "{\"rules\": \"rules\", \"service\": \"\(file.service.rawValue)\", \"cases\": [\(witness.json)]}"
         let loaded: RulesCaseFile
@@ -208,8 +207,11 @@ public struct RulesVerifier: Sendable {
             let request = testCase.request(service: file.service)
             var variables: [String: Value] = [:]
             let concrete = PathValue(testCase.path).segments
-            for (index, segment) in path.enumerated() {
+            for (index, segment) in property.path.enumerated() {
                 if case .variable(let name) = segment, index < concrete.count { variables[name] = .string(concrete[index]) }
+            }
+            if let rest = property.rest, concrete.count > property.path.count {
+                variables[rest] = .path(PathValue(segments: Array(concrete[property.path.count...])))
             }
             let (value, _) = Program.evaluateExpression(condition, request: request, variables: variables,
                                                         lookup: CaseDocumentLookup(testCase: testCase, mode: loaded.lookupMode),

@@ -15,18 +15,16 @@ final class WitnessBuilder {
     let encoder: Encoder
     let model: Model
     let property: RulesProperty
-    let path: [PropertyPathSegment]
     let method: RequestMethod
     let service: CaseService
     private(set) var problem = ""
     /// Key names used for a map's "other keys" that the rules never mention.
     private var restNames: [Int64: String] = [:]
 
-    init(encoder: Encoder, model: Model, property: RulesProperty, path: [PropertyPathSegment], method: RequestMethod, service: CaseService) {
+    init(encoder: Encoder, model: Model, property: RulesProperty, method: RequestMethod, service: CaseService) {
         self.encoder = encoder
         self.model = model
         self.property = property
-        self.path = path
         self.method = method
         self.service = service
     }
