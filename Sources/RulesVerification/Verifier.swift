@@ -202,7 +202,14 @@ public struct RulesVerifier: Sendable {
         }
         guard let testCase = loaded.cases.first else { return .failure(ReplayProblem(message: "no case")) }
         let result = RulesTestRunner.evaluate(testCase, of: loaded, with: program)
-        guard result.actual == .allow else { return .failure(ReplayProblem(message: "the evaluator denies it")) }
+        guard result.actual == .allow else {
+            // The encoding leaves out the evaluator's limits, which only ever deny: such a
+            // request is never a witness, and proofs are unaffected.
+            if let error = result.decision.requestError, error.isLimit {
+                return .failure(ReplayProblem(message: "the evaluator denies it at a limit the encoding does not model: \(error.code) \(error.message)"))
+            }
+            return .failure(ReplayProblem(message: "the evaluator denies it"))
+        }
         if let condition = property.condition {
             let request = testCase.request(service: file.service)
             var variables: [String: Value] = [:]

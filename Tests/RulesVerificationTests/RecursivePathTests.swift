@@ -28,14 +28,7 @@ struct RecursivePathTests {
     }
 
     func verdict(_ rules: String, _ property: String) throws -> PropertyResult {
-        let program = try compile(rules)
-        let file = try properties(propertyFile([property]))
-        let result = RulesVerifier(timeout: 60).verify(file.properties[0], in: file, program: program)
-        if let witness = result.witness {
-            let replayed = try replayWitness(witness, service: file.service, program: program)
-            #expect(replayed.actual == .allow, "witness \(witness)")
-        }
-        return result
+        try verifyOne(rules, property)
     }
 
     /// The request path of a witness.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import RulesLanguage
 import RulesPatterns
 import RulesTesting
@@ -42,4 +43,17 @@ func replayWitness(_ witness: String, service: CaseService, program: Program) th
     let file = try CaseFileLoader.decode(text, path: "witness.json")
     guard let testCase = file.cases.first else { throw TestFailure(message: "no case in the witness") }
     return RulesTestRunner.evaluate(testCase, of: file, with: program)
+}
+
+/// Decides one property of `service` against `rules`, and checks that a witness, if any, replays.
+func verifyOne(_ rules: String, _ property: String, service: String = "firestore", timeout: Double = 60) throws -> PropertyResult {
+    let program = try compile(rules)
+    let file = try properties(propertyFile(service: service, [property]))
+    let result = RulesVerifier(timeout: timeout).verify(file.properties[0], in: file, program: program)
+    if let witness = result.witness {
+        // Every witness the verifier shows replays through the case-file loader and runner.
+        let replayed = try replayWitness(witness, service: file.service, program: program)
+        #expect(replayed.actual == .allow, "witness \(witness)")
+    }
+    return result
 }

@@ -20,15 +20,7 @@ struct VerifierTests {
         """
 
     func verdict(_ rules: String, _ property: String, service: String = "firestore") throws -> PropertyResult {
-        let program = try compile(rules)
-        let file = try properties(propertyFile(service: service, [property]))
-        let result = RulesVerifier(timeout: 30).verify(file.properties[0], in: file, program: program)
-        if let witness = result.witness {
-            // Every witness the verifier shows replays through the case-file loader and runner.
-            let replayed = try replayWitness(witness, service: file.service, program: program)
-            #expect(replayed.actual == .allow, "witness \(witness)")
-        }
-        return result
+        try verifyOne(rules, property, service: service, timeout: 30)
     }
 
     @Test("only-if holds when every allowed request satisfies the condition")
