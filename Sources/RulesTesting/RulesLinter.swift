@@ -22,9 +22,20 @@ public enum RulesLinter {
     /// - Parameter file: the syntax tree from `RulesParser.parse`.
     /// - Returns: warnings ordered by position, each with a stable ``LintCode``.
     public static func lint(_ file: RulesFile) -> [Diagnostic] {
+        analyze(file).diagnostics
+    }
+
+    /// The ownership holes (`RL8002`) of a parsed rules file, with what a proof needs: the
+    /// block's whole match pattern, the wildcard and the write methods of the `allow`.
+    public static func ownershipHoles(_ file: RulesFile) -> [OwnershipHole] {
+        analyze(file).holes
+    }
+
+    private static func analyze(_ file: RulesFile) -> (diagnostics: [Diagnostic], holes: [OwnershipHole]) {
         var collector = LintCollector()
         collector.collect(file)
         var diagnostics: [Diagnostic] = []
+        var holes: [OwnershipHole] = []
         var used = Set<Int>()
         for site in collector.allows {
             var analysis = ConditionAnalysis(functions: collector.functions)
@@ -32,7 +43,9 @@ public enum RulesLinter {
                 analysis.walk(condition, env: [:], scope: site.scope, depth: 0)
             }
             used.formUnion(analysis.usedFunctions)
-            diagnostics += findings(for: site, facts: analysis)
+            let found = findings(for: site, facts: analysis)
+            diagnostics += found.diagnostics
+            holes += found.holes
         }
         for function in collector.functions where !used.contains(function.id) {
             diagnostics.append(Diagnostic(
@@ -41,16 +54,17 @@ public enum RulesLinter {
                 span: function.decl.nameSpan,
                 help: "remove it, or call it from an `allow` condition"))
         }
-        return diagnostics.sorted { ($0.span?.start ?? 0, $0.code) < ($1.span?.start ?? 0, $1.code) }
+        return (diagnostics.sorted { ($0.span?.start ?? 0, $0.code) < ($1.span?.start ?? 0, $1.code) }, holes)
     }
 
     private static let writeMethods: Set<RuleMethod> = [.write, .create, .update, .delete]
 
-    private static func findings(for site: AllowSite, facts: ConditionAnalysis) -> [Diagnostic] {
+    private static func findings(for site: AllowSite, facts: ConditionAnalysis) -> (diagnostics: [Diagnostic], holes: [OwnershipHole]) {
         let allow = site.allow
         let methods = allow.methods.map(\.rawValue).joined(separator: ", ")
-        guard allow.methods.contains(where: writeMethods.contains) else { return [] }
+        guard allow.methods.contains(where: writeMethods.contains) else { return ([], []) }
         var result: [Diagnostic] = []
+        var holes: [OwnershipHole] = []
         let unconditional: Bool
         if let condition = allow.condition, case .bool(true) = condition.kind { unconditional = true }
         else { unconditional = allow.condition == nil }
@@ -63,11 +77,14 @@ public enum RulesLinter {
                 help: "require a signed-in owner, e.g. `if request.auth != null && request.auth.uid == userId`"))
         } else {
             for wildcard in site.ownerWildcards where !facts.comparedWithUID.contains(wildcard) {
-                result.append(Diagnostic(
+                let diagnostic = Diagnostic(
                     code: LintCode.ownershipHole, severity: .warning,
                     message: "`allow \(methods)` under `{\(wildcard)}` never compares `request.auth.uid` with `\(wildcard)`",
                     span: allow.span,
-                    help: "any signed-in user may write another user's data; add `request.auth.uid == \(wildcard)`"))
+                    help: "any signed-in user may write another user's data; add `request.auth.uid == \(wildcard)`")
+                result.append(diagnostic)
+                let written = [RequestMethod.create, .update, .delete].filter { m in allow.methods.contains { $0.covers(m) } }
+                holes.append(OwnershipHole(diagnostic: diagnostic, wildcard: wildcard, path: site.path, methods: written))
             }
         }
         let coversDelete = allow.methods.contains(.write) || allow.methods.contains(.delete)
@@ -78,7 +95,7 @@ public enum RulesLinter {
                 span: allow.span,
                 help: "this rule can never allow a delete; give `delete` its own `allow` that does not read `request.resource`"))
         }
-        return result
+        return (result, holes)
     }
 
     /// Whether a wildcard name names a user (`{userId}`, `{uid}`, `{ownerId}`…).
@@ -120,6 +137,21 @@ struct AllowSite {
     let scope: LintScope
     /// `{userId}`-style single-segment wildcards of this block and enclosing blocks.
     let ownerWildcards: [String]
+    /// The block's whole match pattern, from the service.
+    let path: [PatternSegment]
+}
+
+/// A write under a `{userId}`-style wildcard that never compares `request.auth.uid` with it
+/// (`RL8002`), with what a proof that it is (or is not) a hole needs.
+public struct OwnershipHole: Sendable {
+    /// The warning.
+    public var diagnostic: Diagnostic
+    /// The `{userId}`-style wildcard.
+    public var wildcard: String
+    /// The whole match pattern of the `allow`'s block, from the service.
+    public var path: [PatternSegment]
+    /// The write methods the `allow` covers (`create`, `update`, `delete`).
+    public var methods: [RequestMethod]
 }
 
 /// Walks the tree once, building scopes and listing every function and `allow`.
@@ -133,17 +165,18 @@ struct LintCollector {
         for service in file.services {
             let scope = LintScope(parent: global, variables: [])
             declare(service.functions, in: scope)
-            for match in service.matches { visit(match, parent: scope, ownerWildcards: []) }
+            for match in service.matches { visit(match, parent: scope, ownerWildcards: [], path: []) }
         }
     }
 
-    private mutating func visit(_ match: MatchBlock, parent: LintScope, ownerWildcards: [String]) {
+    private mutating func visit(_ match: MatchBlock, parent: LintScope, ownerWildcards: [String], path: [PatternSegment]) {
+        let path = path + match.pattern
         var owners = ownerWildcards
         for case .single(let name) in match.pattern where RulesLinter.isUserStyle(name) { owners.append(name) }
         let scope = LintScope(parent: parent, variables: parent.variables.union(match.pattern.compactMap(\.variable)))
         declare(match.functions, in: scope)
-        for allow in match.allows { allows.append(AllowSite(allow: allow, scope: scope, ownerWildcards: owners)) }
-        for child in match.matches { visit(child, parent: scope, ownerWildcards: owners) }
+        for allow in match.allows { allows.append(AllowSite(allow: allow, scope: scope, ownerWildcards: owners, path: path)) }
+        for child in match.matches { visit(child, parent: scope, ownerWildcards: owners, path: path) }
     }
 
     private mutating func declare(_ declarations: [FunctionDecl], in scope: LintScope) {

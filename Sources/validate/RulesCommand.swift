@@ -5,6 +5,7 @@ import Diagnostics
 import Foundation
 import RulesLanguage
 import RulesTesting
+import RulesVerification
 
 /// `validate rules`.
 struct RulesCommand: ParsableCommand {
@@ -119,8 +120,10 @@ struct RulesLintCommand: ParsableCommand {
         discussion: """
             Warnings: RL8001 unconditional write, RL8002 write under a {userId}-style wildcard that never \
             compares request.auth.uid with it, RL8003 a rule covering delete that reads request.resource, \
-            RL8004 function never called. Realtime Database rules (a JSON file): RD8001–RD8006, see \
-            docs/DATABASE-RULES.md. Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
+            RL8004 function never called. With --prove, each RL8002 warning is decided by the verifier \
+            (docs/VERIFICATION.md): proven safe (a note), or a request that breaks it (a case object in \
+            the help). Realtime Database rules (a JSON file): RD8001–RD8006, see docs/DATABASE-RULES.md. \
+            Exit status: 2 when any file has errors, 0 otherwise; 64 on usage errors.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -133,8 +136,15 @@ struct RulesLintCommand: ParsableCommand {
     @Option(help: "Output: `text` (like a compiler) or `json` (one diagnostic object per line).")
     var format: Format = .text
 
+    @Flag(help: "Decide each RL8002 ownership warning for every request: proven safe, or a counterexample.")
+    var prove = false
+
+    @Option(help: ArgumentHelp("With --prove: solver time per warning, in seconds.", valueName: "SECONDS"))
+    var timeout: Double = 30
+
     func validate() throws {
         guard !rules.isEmpty else { throw ValidationError("give at least one rules file") }
+        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds") }
     }
 
     func run() throws {
@@ -156,6 +166,10 @@ struct RulesLintCommand: ParsableCommand {
                 let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
                 diagnostics = compiled.diagnostics
                 if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
+                if prove, let program = compiled.program, !compiled.hasErrors {
+                    diagnostics = OwnershipProver.prove(diagnostics, holes: RulesLinter.ownershipHoles(compiled.tree), program: program,
+                                                        rulesPath: path, verifier: RulesVerifier(timeout: timeout))
+                }
             }
             diagnostics.sort { ($0.span?.start ?? -1, $0.code) < ($1.span?.start ?? -1, $1.code) }
             errors += diagnostics.filter { $0.severity == .error }.count
