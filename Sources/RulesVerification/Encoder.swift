@@ -296,10 +296,11 @@ final class Encoder {
                 if !block.matches.isEmpty {
                     match(block.matches, from: end, guard_: g, bindings: b, scope: blockScope, grants: &grants)
                 }
-            } onGap: { g in
+            } onGap: { g, remaining in
                 // Whether and how the pattern matches depends on segments inside the gap, which
-                // the encoding does not spell out: any allow in or below the block may grant.
-                guard grantsAny(block) else { return }
+                // the encoding does not spell out: any allow in or below the block may grant,
+                // unless no chain from here can consume what is left of the path.
+                guard grantsAny(block), mayConsumeRestOfLongPath(remaining, block.matches) else { return }
                 abstract("a match pattern that reaches into the segments of `{\(shape.restName ?? "")=**}`", block.patternSpan)
                 grants.append(SMT.and([g, fresh("gap.match", "Bool")]))
             }
@@ -311,16 +312,30 @@ final class Encoder {
         block.allows.contains { $0.methods.contains { $0.covers(method) } } || block.matches.contains(where: grantsAny)
     }
 
+    /// Whether `pattern`, then a chain of nested blocks, can consume the rest of a long path from
+    /// the gap on (at least one gap segment and the tail): always with a `{y=**}`, otherwise when
+    /// its literal and `{y}` segments are enough.
+    private func mayConsumeRestOfLongPath(_ pattern: ArraySlice<PatternSegment>, _ nested: [MatchBlock]) -> Bool {
+        guard case .long(_, let tail) = shape.rest else { return true }
+        func longest(_ pattern: ArraySlice<PatternSegment>, _ nested: [MatchBlock]) -> Int {
+            if pattern.contains(where: { if case .recursive = $0 { true } else { false } }) { return Int.max }
+            let below = nested.map { longest($0.pattern[...], $0.matches) }.max() ?? 0
+            return below == Int.max ? Int.max : pattern.count + below
+        }
+        return longest(pattern, nested) >= 1 + tail
+    }
+
     /// A match position between two segments of the gap of a long shape.
     private static let insideGap = -1
 
     private func matchPattern(_ pattern: ArraySlice<PatternSegment>, _ start: Int, _ g: String, _ b: [(String, SymValue)],
-                              _ onMatch: (Int, String, [(String, SymValue)]) -> Void, onGap: (String) -> Void) {
+                              _ onMatch: (Int, String, [(String, SymValue)]) -> Void,
+                              onGap: (String, ArraySlice<PatternSegment>) -> Void) {
         guard let first = pattern.first else { return onMatch(start, g, b) }
         let rest = pattern.dropFirst()
         // A segment pattern at the gap, or anything after a `{y=**}` that ended inside it.
-        if start == Self.insideGap { return onGap(g) }
-        if start == gapIndex { if case .recursive = first {} else { return onGap(g) } }
+        if start == Self.insideGap { return onGap(g, pattern) }
+        if start == gapIndex { if case .recursive = first {} else { return onGap(g, pattern) } }
         switch first {
         case .literal(let text):
             guard start < pathSegments.count else { return }

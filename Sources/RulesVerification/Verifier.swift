@@ -82,7 +82,7 @@ public struct RulesVerifier: Sendable {
             // Unsatisfiable for every method.
             result.verdict = property.kind == .possible ? .violated : .holds
         } else {
-            result.reason = Array(NSOrderedSet(array: unknowns)).compactMap { $0 as? String }.joined(separator: "; ")
+            result.reason = unknowns.uniqued().joined(separator: "; ")
         }
         return result
     }
@@ -182,7 +182,7 @@ public struct RulesVerifier: Sendable {
     }
 
     private func unconfirmed(_ encoder: Encoder, _ problem: String) -> String {
-        let constructs = Array(NSOrderedSet(array: encoder.abstractions.map { "\($0.construct) at \($0.location)" })).compactMap { $0 as? String }
+        let constructs = encoder.abstractions.map { "\($0.construct) at \($0.location)" }.uniqued()
         let named = constructs.isEmpty ? "" : "; not modelled exactly: " + constructs.prefix(5).joined(separator: ", ")
             + (constructs.count > 5 ? " and \(constructs.count - 5) more" : "")
         return "the solver's counterexample did not replay (\(problem))\(named)"
@@ -229,6 +229,14 @@ public struct RulesVerifier: Sendable {
             if property.kind == .onlyIf && isTrue { return .failure(ReplayProblem(message: "the condition holds for it")) }
         }
         return .success(result.explanation)
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each once.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
     }
 }
 
