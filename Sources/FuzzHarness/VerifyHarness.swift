@@ -6,7 +6,9 @@ import RulesVerification
 
 /// Builds a small ruleset and one property from the fuzz bytes (conditions over auth, path
 /// variables, document fields, lookups, `lower()`, `matches()`, key sets, time), verifies it, and
-/// checks the verdict against the evaluator.
+/// checks the verdict against the evaluator. A third of the inputs are "deep": the block has a
+/// recursive wildcard (`/c/{id}/{sub=**}`, `/{pre=**}/c/{id}`), the property path is
+/// `…/documents/{rest=**}`, and the sampled requests have 1 to 5 segments below `documents`.
 ///
 /// Checks: verification never traps; a witness loads as a case and the evaluator allows it; a
 /// `holds` for `never`/`only-if` is not contradicted by any of 32 requests derived from the same
@@ -25,6 +27,13 @@ public enum VerifyHarness {
         "getAfter(/databases/$(database)/documents/c/$(id)).data.n == 2",
     ]
     static let ids = ["u1", "u2", "abc", "Ab"]
+    /// Conditions of deep properties, over the `{rest=**}` path.
+    static let deepAtoms = [
+        "rest[0] == 'c'", "rest[1] == 'u1'", "rest == /c/u1", "request.auth != null", "request.auth.uid == 'u1'",
+        "resource == null", "request.path == /databases/$(database)/documents/$(rest)",
+    ]
+    static let deepBlocks = ["/c/{id}", "/c/{id}/{sub=**}", "/{pre=**}/c/{id}"]
+    static let segmentNames = ["c", "u1", "u2", "x"]
     static let regex = PCRE2RegexEngine()
 
     static func condition(_ reader: inout ByteReader, depth: Int) -> String {
@@ -39,14 +48,19 @@ public enum VerifyHarness {
 
     @Sendable public static func run(_ input: UnsafeRawBufferPointer) -> [FuzzFinding] {
         var reader = ByteReader(input)
+        let deep = reader.byte() % 3 == 0
+        let block = deep ? deepBlocks[Int(reader.byte()) % deepBlocks.count] : "/c/{id}"
         let methods = ["read", "write", "get", "list", "create", "update", "delete"]
         let allow = "allow \(methods[Int(reader.byte()) % methods.count]): if \(condition(&reader, depth: 2));"
-        let rules = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    match /c/{id} {\n      \(allow)\n    }\n  }\n}\n"
+        let rules = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    match \(block) {\n      \(allow)\n    }\n  }\n}\n"
         guard let program = RulesCompiler.compile(rules, name: "fuzz.rules", regexEngine: regex).program else { return [] }
         let method = RequestMethod.allCases[Int(reader.byte()) % RequestMethod.allCases.count]
         let kind = ["never", "only-if", "possible"][Int(reader.byte()) % 3]
-        let conditionText = condition(&reader, depth: 1)
-        let property = "{\"name\": \"p\", \"path\": \"/databases/{database}/documents/c/{id}\", \"methods\": [\"\(method.rawValue)\"], \"kind\": \"\(kind)\""
+        let conditionText = deep
+            ? "(\(deepAtoms[Int(reader.byte()) % deepAtoms.count]) || \(deepAtoms[Int(reader.byte()) % deepAtoms.count]))"
+            : condition(&reader, depth: 1)
+        let propertyPath = deep ? "/databases/{database}/documents/{rest=**}" : "/databases/{database}/documents/c/{id}"
+        let property = "{\"name\": \"p\", \"path\": \"\(propertyPath)\", \"methods\": [\"\(method.rawValue)\"], \"kind\": \"\(kind)\""
             + (kind == "never" ? "}" : ", \"condition\": \"\(conditionText)\"}")
         let fileText = "{\"rules\": \"fuzz.rules\", \"service\": \"firestore\", \"properties\": [\(property)]}"
         guard let file = try? PropertyFileLoader.decode(fileText, path: "fuzz.props.json") else {
@@ -65,7 +79,19 @@ public enum VerifyHarness {
         }
         for _ in 0..<32 {
             let id = ids[Int(reader.byte()) % ids.count]
-            let path = "/databases/(default)/documents/c/\(id)"
+            // Deep: 1 to 5 segments, around `c/<id>` or not.
+            var rest = ["c", id]
+            if deep {
+                let shape = reader.byte()
+                let extra = (0..<Int(shape / 4) % 4).map { _ in segmentNames[Int(reader.byte()) % segmentNames.count] }
+                switch shape % 4 {
+                case 0: rest += extra
+                case 1: rest = extra + rest
+                case 2: rest = extra + ["x"]
+                default: break
+                }
+            }
+            let path = "/databases/(default)/documents/" + rest.joined(separator: "/")
             let auth: Auth? = reader.byte() % 4 == 0 ? nil : Auth(uid: ids[Int(reader.byte()) % ids.count])
             func document() -> [String: Value] {
                 var data: [String: Value] = [:]
@@ -88,14 +114,16 @@ public enum VerifyHarness {
             guard program.evaluate(request, lookup: database).allowed else { continue }
             var holdsHere = true
             if let condition = file.properties[0].condition {
-                let (value, _) = Program.evaluateExpression(condition, request: request, variables: ["id": .string(id), "database": .string("(default)")],
+                let variables: [String: Value] = deep ? ["rest": .path(PathValue(segments: rest)), "database": .string("(default)")]
+                    : ["id": .string(id), "database": .string("(default)")]
+                let (value, _) = Program.evaluateExpression(condition, request: request, variables: variables,
                                                             lookup: database, regexEngine: regex)
                 if case .success(.bool(true)) = value { holdsHere = true } else { holdsHere = false }
             }
             switch (file.properties[0].kind, result.verdict) {
-            case (.never, .holds): findings.append(FuzzFinding("never proved, but a request is allowed\n\(rules)"))
-            case (.onlyIf, .holds) where !holdsHere: findings.append(FuzzFinding("only-if proved, but an allowed request breaks it\n\(rules)\n\(conditionText)"))
-            case (.possible, .violated) where holdsHere: findings.append(FuzzFinding("possible refuted, but an allowed request shows it\n\(rules)\n\(conditionText)"))
+            case (.never, .holds): findings.append(FuzzFinding("never proved, but \(path) is allowed\n\(rules)"))
+            case (.onlyIf, .holds) where !holdsHere: findings.append(FuzzFinding("only-if proved, but allowed \(path) breaks it\n\(rules)\n\(conditionText)"))
+            case (.possible, .violated) where holdsHere: findings.append(FuzzFinding("possible refuted, but allowed \(path) shows it\n\(rules)\n\(conditionText)"))
             default: break
             }
         }
