@@ -128,6 +128,14 @@ public enum YAMLReader {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
             let text = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
             return DocumentSyntaxError(message: text, line: mark.line, column: mark.column)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams reports the first duplicate in its own order, which is arbitrary when two
+            // keys sort alike (a list or map as a key, or equal text with different tags).
+            let unconvertible = "<uncovertable>"
+            let stable = Set(duplicates).count == duplicates.count && !duplicates.contains(unconvertible)
+            let names = duplicates.sorted().map { $0 == unconvertible ? "(a list or map)" : "`\($0)`" }
+            return DocumentSyntaxError(message: "duplicate key " + names.joined(separator: ", "),
+                                       line: stable ? context.mark.line : 1, column: stable ? context.mark.column : 1)
         default:
             return DocumentSyntaxError(message: "cannot read YAML: \(error)", line: 1, column: 1)
         }

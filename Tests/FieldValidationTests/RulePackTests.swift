@@ -37,6 +37,19 @@ import Testing
         #expect(failure.description.hasPrefix("test.yaml:3:"))
     }
 
+    /// Yams names the first duplicate in an arbitrary order when keys sort alike (a map as a
+    /// key); the error is the same on every load, at the start of the file.
+    @Test func duplicatedMapKeysAreReportedTheSameWayEveryTime() throws {
+        var seen = Set<String>()
+        for _ in 0..<20 {
+            let failure = try #require(error { _ = try parse("pack: x\n{k: v}: 1\nfield: a\n{k: v}: 2\nfield: b\n") })
+            seen.insert(failure.description)
+        }
+        #expect(seen.count == 1)
+        #expect(seen.first?.hasPrefix("test.yaml:1:1: error[RP1001]: malformed yaml: duplicate key (a list or map), `field`") == true,
+                "\(seen)")
+    }
+
     @Test func wrongTypesAndUnknownValuesAreReported() throws {
         let text = """
         pack: mine

@@ -28,4 +28,24 @@ struct YAMLLocationTests {
             #expect(error.line == 3, "\(error)")
         }
     }
+
+    /// Yams names the first duplicate in an order that is arbitrary when keys sort alike (a map
+    /// as a key): the error must not depend on it, so it is the same on every read.
+    @Test("a duplicated key that is a map is reported the same way every time")
+    func duplicatedMapKeys() throws {
+        let text = "x: 1\n{k: v}: 1\nb: 2\n{k: v}: 3\nb: 4\n"
+        var seen = Set<String>()
+        for _ in 0..<20 {
+            let error = try #require(throws: DocumentSyntaxError.self) { try YAMLReader.read(text) }
+            seen.insert("\(error.line):\(error.column) \(error.message)")
+        }
+        #expect(seen == ["1:1 duplicate key (a list or map), `b`"])
+    }
+
+    @Test("a duplicated string key is located at its first occurrence")
+    func duplicatedStringKey() throws {
+        let error = try #require(throws: DocumentSyntaxError.self) { try YAMLReader.read("a: 1\nb: 2\nb: 3\n") }
+        #expect((error.line, error.column) == (2, 1), "\(error)")
+        #expect(error.message == "duplicate key `b`")
+    }
 }

@@ -27,7 +27,8 @@ enum RulePackLoader {
             throw error
         } catch let error as YamlError {
             throw RulePackError(code: "RP1001", "malformed yaml: \(yamlProblem(error))", file: file,
-                                span: yamlMark(error).map { span(file, $0) } ?? readerSpan(error, file))
+                                span: yamlMark(error).map { span(file, $0) } ?? readerSpan(error, file)
+                                    ?? SourceSpan(start: 0, end: min(1, file.bytes.count)))
         } catch {
             throw RulePackError(code: "RP1001", "malformed yaml: \(error)", file: file)
         }
@@ -61,10 +62,17 @@ enum RulePackLoader {
                         disabled: disabled, file: file)
     }
 
+    /// What Yams names a duplicated key that is not a scalar.
+    private static let unconvertibleKey = "<uncovertable>"
+
     private static func yamlMark(_ error: YamlError) -> Mark? {
         switch error {
         case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): mark
-        case let .duplicatedKeysInMapping(_, context): context.mark
+        case let .duplicatedKeysInMapping(duplicates, context):
+            // Yams reports the first duplicate in its own order, which is arbitrary when two
+            // keys sort alike (a list or map as a key, or equal text with different tags).
+            Set(duplicates).count == duplicates.count && !duplicates.contains(unconvertibleKey)
+                ? context.mark : nil
         default: nil
         }
     }
@@ -94,6 +102,9 @@ enum RulePackLoader {
         case let .scanner(context, problem, _, _), let .parser(context, problem, _, _),
              let .composer(context, problem, _, _):
             context.map { "\(problem) (\($0.text))" } ?? problem
+        case let .duplicatedKeysInMapping(duplicates, _):
+            "duplicate key " + duplicates.sorted().map { $0 == unconvertibleKey ? "(a list or map)" : "`\($0)`" }
+                .joined(separator: ", ")
         default: "\(error)"
         }
     }
