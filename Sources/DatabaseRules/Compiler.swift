@@ -263,11 +263,13 @@ private struct TreeBuilder {
         let rulePath = "/rules" + (nodePath == "/" ? "" : nodePath) + "/" + kind.rawValue
         switch member.value.value {
         case .bool(let value):
-            return Rule(kind: kind, body: .constant(value), text: value ? "true" : "false", rulePath: rulePath, span: member.value.span, offsets: [])
+            return Rule(kind: kind, body: .constant(value), text: value ? "true" : "false", rulePath: rulePath, span: member.value.span, offsets: [],
+                        regexEngine: regexEngine)
         case .string(let string):
             do {
                 let expr = try DatabaseRulesCompiler.checkExpression(string.text, kind: kind, variables: Set(variables), limits: limits)
-                return Rule(kind: kind, body: .expression(expr), text: string.text, rulePath: rulePath, span: member.value.span, offsets: string.offsets)
+                return Rule(kind: kind, body: .expression(expr), text: string.text, rulePath: rulePath, span: member.value.span,
+                            offsets: string.offsets, regexEngine: regexEngine)
             } catch {
                 let span = error.code == DatabaseCode.emptyExpression ? string.span : string.sourceSpan(of: error.span.start, error.span.end)
                 diagnostics.append(Diagnostic(code: error.code, severity: .error, message: error.message + " in `\(rulePath)`",

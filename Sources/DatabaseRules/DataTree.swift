@@ -72,13 +72,17 @@ public enum DataTree {
     ///
     /// - Throws: ``DataError`` for an invalid key (`RD6001`) or a path of 32 levels or more (`RD6002`).
     public static func keys(of path: String) throws(DataError) -> [String] {
+        // `/` is ASCII, so splitting the UTF-8 bytes at it keeps every key valid UTF-8.
         var keys: [String] = []
-        var start = path.utf8.startIndex
-        for index in path.utf8.indices where path.utf8[index] == UInt8(ascii: "/") {
-            if index > start { keys.append(String(path[start..<index])) }
-            start = path.utf8.index(after: index)
+        keys.reserveCapacity(4)
+        var text = path
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                if index > start { keys.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
+                start = index + 1
+            }
         }
-        if start < path.utf8.endIndex { keys.append(String(path[start...])) }
         guard keys.count < DatabaseLimits.maxPathDepth else {
             throw DataError(code: DatabaseCode.pathTooDeep, message: "path `\(path)` has \(keys.count) levels; paths must be shallower than \(DatabaseLimits.maxPathDepth)")
         }
@@ -130,11 +134,11 @@ public enum DataTree {
     ///   - budget: nodes still allowed (``DatabaseLimits/maxWrittenNodes``).
     ///   - depth: levels still allowed (``DatabaseLimits/maxNestingDepth``).
     /// - Throws: ``DataError`` for invalid keys, server values or priorities, or a limit.
-    public static func node(from json: JSONValue, existing: DataNode?, now: Double, path: String,
+    public static func node(from json: JSONValue, existing: DataNode?, now: Double, path: @autoclosure () -> String,
                             budget: inout Int, depth: Int = 64) throws(DataError) -> DataNode? {
         budget -= 1
         guard budget >= 0, depth > 0 else {
-            throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path)` is too large or too deeply nested")
+            throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path())` is too large or too deeply nested")
         }
         switch json {
         case .null: return nil
@@ -144,43 +148,46 @@ public enum DataTree {
         case .array(let items):
             var object: [String: JSONValue] = [:]
             for (index, item) in items.enumerated() { object[String(index)] = item }
-            return try node(from: .object(object), existing: existing, now: now, path: path, budget: &budget, depth: depth)
+            return try node(from: .object(object), existing: existing, now: now, path: path(), budget: &budget, depth: depth)
         case .object(let members):
-            if let server = members[".sv"] {
+            // Only keys starting with `.` have a meaning of their own: skip the lookups without one.
+            let hasDotKey = members.keys.contains { $0.utf8.first == UInt8(ascii: ".") }
+            if hasDotKey, let server = members[".sv"] {
                 guard members.count == 1 else {
-                    throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path)` must be the only member of its object")
+                    throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path())` must be the only member of its object")
                 }
-                return .leaf(try serverValue(server, existing: existing, now: now, path: path), priority: nil)
+                return .leaf(try serverValue(server, existing: existing, now: now, path: path()), priority: nil)
             }
             var priority: DataPrimitive?
-            if let p = members[".priority"] {
+            if hasDotKey, let p = members[".priority"] {
                 switch p {
                 case .null: priority = nil
                 case .number(let n): priority = .number(n)
                 case .string(let s): priority = .string(s)
-                default: throw DataError(code: DatabaseCode.invalidPriority, message: "the priority at `\(path)` must be a number, a string or null")
+                default: throw DataError(code: DatabaseCode.invalidPriority, message: "the priority at `\(path())` must be a number, a string or null")
                 }
             }
-            if let value = members[".value"] {
+            if hasDotKey, let value = members[".value"] {
                 guard members.count == (members[".priority"] == nil ? 1 : 2) else {
-                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path)` cannot have sibling children")
+                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path())` cannot have sibling children")
                 }
                 switch value {
                 case .object, .array:
-                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path)` must be a primitive")
+                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path())` must be a primitive")
                 default:
-                    guard let leaf = try node(from: value, existing: existing, now: now, path: path, budget: &budget, depth: depth - 1) else { return nil }
+                    guard let leaf = try node(from: value, existing: existing, now: now, path: path(), budget: &budget, depth: depth - 1) else { return nil }
                     if case .leaf(let v, _) = leaf { return .leaf(v, priority: priority) }
                     return leaf
                 }
             }
             var children: [String: DataNode] = [:]
-            for (key, child) in members where key != ".priority" {
+            children.reserveCapacity(members.count)
+            for (key, child) in members where !hasDotKey || key != ".priority" {
                 let bad = invalidKeyCharacter(key, allowLeadingDollar: false)
                 if key.isEmpty || bad != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
                     let what = key.isEmpty ? "an empty key" : bad.map { "key `\(key)` containing \(describeCharacter($0))" }
                         ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
-                    throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path)` has \(what)")
+                    throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path())` has \(what)")
                 }
                 switch child {
                 case .bool(let b): children[key] = .leaf(.bool(b), priority: nil); budget -= 1
@@ -188,22 +195,22 @@ public enum DataTree {
                 case .string(let text): children[key] = .leaf(.string(text), priority: nil); budget -= 1
                 case .null: continue
                 default:
-                    // The path is built only for values that can fail below here.
-                    let childPath = path == "/" ? "/" + key : path + "/" + key
-                    if let converted = try node(from: child, existing: existing?.child(key), now: now, path: childPath, budget: &budget, depth: depth - 1) {
+                    // The path is built only when a message needs it.
+                    if let converted = try node(from: child, existing: existing?.child(key), now: now,
+                                                path: path() == "/" ? "/" + key : path() + "/" + key, budget: &budget, depth: depth - 1) {
                         children[key] = converted
                     }
                 }
             }
             guard budget >= 0 else {
-                throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path)` is too large or too deeply nested")
+                throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path())` is too large or too deeply nested")
             }
             if children.isEmpty { return nil }
             return .branch(children, priority: priority)
         }
     }
 
-    static func serverValue(_ value: JSONValue, existing: DataNode?, now: Double, path: String) throws(DataError) -> DataPrimitive {
+    static func serverValue(_ value: JSONValue, existing: DataNode?, now: Double, path: @autoclosure () -> String) throws(DataError) -> DataPrimitive {
         switch value {
         case .string("timestamp"): return .number(now)
         case .object(let op) where op.count == 1:
@@ -214,6 +221,6 @@ public enum DataTree {
         default: break
         }
         throw DataError(code: DatabaseCode.invalidServerValue,
-                        message: "unknown server value at `\(path)`; expected `{\".sv\": \"timestamp\"}` or `{\".sv\": {\"increment\": n}}`")
+                        message: "unknown server value at `\(path())`; expected `{\".sv\": \"timestamp\"}` or `{\".sv\": {\"increment\": n}}`")
     }
 }

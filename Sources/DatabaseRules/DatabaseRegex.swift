@@ -19,6 +19,36 @@ public protocol DatabaseRegexEngine: Sendable {
     ///
     /// - Throws: a message when the pattern cannot be compiled or a match limit is hit.
     func search(_ subject: String, pattern: String) throws(DatabaseRegexFailure) -> Bool
+
+    /// Prepares `pattern` once, when a program is compiled, for every later match. The default
+    /// defers to ``search(_:pattern:)`` on each match; an engine that can compile ahead returns
+    /// a matcher that reports a compile failure on each match instead.
+    func prepare(_ pattern: String) -> any DatabaseRegexMatcher
+}
+
+/// A pattern prepared by a ``DatabaseRegexEngine``. Implementations must be thread-safe.
+public protocol DatabaseRegexMatcher: Sendable {
+    /// Whether the pattern matches anywhere in `subject`.
+    ///
+    /// - Throws: a message when the pattern did not compile or a match limit is hit.
+    func search(_ subject: String) throws(DatabaseRegexFailure) -> Bool
+}
+
+extension DatabaseRegexEngine {
+    /// A matcher that calls ``search(_:pattern:)`` on this engine for each match.
+    public func prepare(_ pattern: String) -> any DatabaseRegexMatcher {
+        DeferredDatabaseRegexMatcher(engine: self, pattern: pattern)
+    }
+}
+
+/// The default prepared pattern: the engine's ``DatabaseRegexEngine/search(_:pattern:)`` per match.
+struct DeferredDatabaseRegexMatcher: DatabaseRegexMatcher {
+    let engine: any DatabaseRegexEngine
+    let pattern: String
+
+    func search(_ subject: String) throws(DatabaseRegexFailure) -> Bool {
+        try engine.search(subject, pattern: pattern)
+    }
 }
 
 /// Why the regex engine gave no answer.

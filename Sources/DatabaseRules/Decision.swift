@@ -37,23 +37,28 @@ public final class RuleEvaluation: @unchecked Sendable {
     public let rule: Rule
     /// The keys of the data path it was evaluated at.
     public let locationKeys: [String]
+    /// The `$` bindings in scope, outermost first.
+    var bindingList: [(name: String, value: String)] {
+        rule.wildcards.compactMap { $0.depth < locationKeys.count ? ($0.name, locationKeys[$0.depth]) : nil }
+    }
     /// The `$` bindings in scope, by name.
-    public let bindingMap: [String: String]
+    public var bindingMap: [String: String] {
+        Dictionary(bindingList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, inner in inner })
+    }
     /// The data path it was evaluated at (`data` and `newData` point here).
     public var location: String { "/" + locationKeys.joined(separator: "/") }
     /// The `$` bindings in scope, sorted by name.
     public var bindings: [RuleBinding] {
-        bindingMap.sorted { $0.key < $1.key }.map { RuleBinding(name: $0.key, value: $0.value) }
+        bindingList.sorted { $0.name < $1.name }.map { RuleBinding(name: $0.name, value: $0.value) }
     }
     /// Its result.
     public internal(set) var outcome: RuleOutcome
     /// Why it did not pass, when it did not and explanations were asked for.
     public internal(set) var blame: Blame?
 
-    init(rule: Rule, locationKeys: [String], bindingMap: [String: String], outcome: RuleOutcome) {
+    init(rule: Rule, locationKeys: [String], outcome: RuleOutcome) {
         self.rule = rule
         self.locationKeys = locationKeys
-        self.bindingMap = bindingMap
         self.outcome = outcome
     }
 }
@@ -167,19 +172,19 @@ extension Substring {
 // MARK: - Blame
 
 extension Evaluator {
-    mutating func result(_ expr: DatabaseExpression) -> Result<RValue, EvalError> {
+    mutating func result(_ expr: CompiledExpression) -> Result<RValue, EvalError> {
         steps = 0
         do { return .success(try eval(expr)) } catch { return .failure(error) }
     }
 
     /// The first false or erroring sub-expression of a rule that did not pass (re-evaluates;
     /// bounded by the expression depth like evaluation).
-    mutating func blame(_ expr: DatabaseExpression, rule: Rule) -> Blame {
-        switch expr.kind {
-        case .binary(.and, let lhs, let rhs):
+    mutating func blame(_ expr: CompiledExpression, rule: Rule) -> Blame {
+        switch expr.op {
+        case .and(let lhs, let rhs):
             if case .success(.bool(true)) = result(lhs) { return blame(rhs, rule: rule) }
             return blame(lhs, rule: rule)
-        case .binary(.or, let lhs, let rhs):
+        case .or(let lhs, let rhs):
             if case .failure = result(lhs) { return blame(lhs, rule: rule) }
             var first = blame(lhs, rule: rule)
             let second = blame(rhs, rule: rule)
@@ -196,7 +201,7 @@ extension Evaluator {
         default:
             if case .failure(let error) = result(expr) {
                 return Blame(expression: rule.text(of: error.span), span: rule.fileSpan(error.span),
-                             values: operandValues(of: errorNode(in: expr, span: error.span) ?? expr, rule: rule),
+                             values: operandValues(of: expr.node(at: error.span) ?? expr, rule: rule),
                              error: "error[\(error.code)]: \(error.message)", alternatives: [])
             }
             return Blame(expression: rule.text(of: expr.span), span: rule.fileSpan(expr.span),
@@ -204,29 +209,10 @@ extension Evaluator {
         }
     }
 
-    func errorNode(in expr: DatabaseExpression, span: SourceSpan) -> DatabaseExpression? {
-        var found: DatabaseExpression?
-        expr.forEachNode { if found == nil, $0.span == span { found = $0 } }
-        return found
-    }
-
     /// The values of a node's non-literal operands.
-    mutating func operandValues(of expr: DatabaseExpression, rule: Rule) -> [(expression: String, value: String)] {
-        var operands: [DatabaseExpression]
-        switch expr.kind {
-        case .binary(_, let l, let r): operands = [l, r]
-        case .unary(_, let o): operands = [o]
-        case .call(let receiver, _, let arguments): operands = [receiver] + arguments
-        case .member(let o, _): operands = [o]
-        case .index(let o, let i): operands = [o, i]
-        default: operands = []
-        }
+    mutating func operandValues(of expr: CompiledExpression, rule: Rule) -> [(expression: String, value: String)] {
         var out: [(String, String)] = []
-        for operand in operands {
-            switch operand.kind {
-            case .null, .bool, .number, .string, .regex, .array: continue
-            default: break
-            }
+        for operand in expr.operands where !operand.isLiteral {
             let text = rule.text(of: operand.span)
             switch result(operand) {
             case .success(let value): out.append((text, value.rendered))

@@ -31,7 +31,7 @@ enum RValue: Sendable {
     case sentinel
     /// `auth` data that is an object or array.
     case json(JSONValue)
-    case regex(String)
+    case regex(PreparedRegex)
     case array([RValue])
     case query
 
@@ -80,7 +80,7 @@ enum RValue: Sendable {
         case .snapshot(let s): "snapshot of /" + s.keys.joined(separator: "/")
         case .sentinel: "(object)"
         case .json(let j): renderJSON(j)
-        case .regex(let r): "/\(r)/"
+        case .regex(let r): "/\(r.pattern)/"
         case .array(let items): "[" + items.map(\.rendered).joined(separator: ", ") + "]"
         case .query: "query"
         }
@@ -173,7 +173,10 @@ final class RequestState: @unchecked Sendable {
 struct RuleContext {
     var state: RequestState
     var location: [String]
-    var bindings: [String: String]
+    /// The rule's `$` wildcards and their depth in `location`.
+    var wildcards: [(name: String, depth: Int)] = []
+    /// Bindings given outright (one expression evaluated on its own).
+    var givenBindings: [String: String] = [:]
     /// The old and new nodes at `location`, when the caller already has them.
     var oldNode: DataNode??
     var newNode: DataNode??
@@ -183,34 +186,36 @@ struct RuleContext {
     var newRoot: DataNode? { state.newRoot }
     var now: Double { state.now }
     var query: DatabaseQuery { state.query }
+
+    /// The key bound to `name`.
+    func binding(_ name: String) -> String? {
+        for wildcard in wildcards where wildcard.name == name && wildcard.depth < location.count { return location[wildcard.depth] }
+        return givenBindings.isEmpty ? nil : givenBindings[name]
+    }
 }
 
-/// Evaluates expressions of one program.
+/// Whether two strings have the same code units (no Unicode normalization, as in JavaScript):
+/// equal UTF-8 is equal UTF-16, since both encode the same scalars one way.
+func sameCodeUnits(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && x.elementsEqual(y) } }
+}
+
+/// Evaluates compiled expressions of one program.
 struct Evaluator {
-    let regexEngine: any DatabaseRegexEngine
-    let regexes: [String: String]
     let stepLimit: Int
     var steps = 0
     var context: RuleContext
     var coverage: DatabaseCoverage?
     var rulePath = ""
 
-    init(program: DatabaseProgram, context: RuleContext, coverage: DatabaseCoverage?) {
-        self.init(regexEngine: program.regexEngine, regexes: program.regexes, stepLimit: program.limits.evaluationStepLimit,
-                  context: context, coverage: coverage)
-    }
-
-    init(regexEngine: any DatabaseRegexEngine, regexes: [String: String], stepLimit: Int, context: RuleContext, coverage: DatabaseCoverage?) {
-        self.regexEngine = regexEngine
-        self.regexes = regexes
+    init(stepLimit: Int, context: RuleContext, coverage: DatabaseCoverage?) {
         self.stepLimit = stepLimit
         self.context = context
         self.coverage = coverage
     }
 
-    static func regexKey(_ pattern: String, _ flags: String) -> String { flags + "/" + pattern }
-
-    mutating func boolean(_ expr: DatabaseExpression) throws(EvalError) -> Bool {
+    mutating func boolean(_ expr: CompiledExpression) throws(EvalError) -> Bool {
         let value = try eval(expr)
         guard case .bool(let b) = value else {
             throw EvalError(code: DatabaseCode.resultNotBoolean, message: "expected a boolean, found \(value.typeName)", span: expr.span)
@@ -218,10 +223,11 @@ struct Evaluator {
         return b
     }
 
-    mutating func record(_ expr: DatabaseExpression, _ body: (inout Evaluator) throws(EvalError) -> Bool) throws(EvalError) -> Bool {
-        guard let coverage else { return try body(&self) }
+    /// `boolean(expr)`, counted in the coverage when there is one.
+    mutating func recordedBoolean(_ expr: CompiledExpression) throws(EvalError) -> Bool {
+        guard let coverage else { return try boolean(expr) }
         do {
-            let result = try body(&self)
+            let result = try boolean(expr)
             coverage.record(rulePath: rulePath, span: expr.span, outcome: result ? .true : .false)
             return result
         } catch {
@@ -230,35 +236,29 @@ struct Evaluator {
         }
     }
 
-    mutating func eval(_ expr: DatabaseExpression) throws(EvalError) -> RValue {
+    mutating func eval(_ expr: CompiledExpression) throws(EvalError) -> RValue {
         steps += 1
         guard steps <= stepLimit else {
             throw EvalError(code: DatabaseCode.stepLimit, message: "rule took more than \(stepLimit) evaluation steps", span: expr.span)
         }
-        switch expr.kind {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .number(let n): return .number(n)
-        case .string(let s): return .string(s)
-        case .regex(let pattern, let flags): return .regex(regexes[Self.regexKey(pattern, flags)] ?? "")
+        switch expr.op {
+        case .literal(let value): return value
+        case .regex(let regex): return .regex(regex)
         case .array(let items):
             var out: [RValue] = []
+            out.reserveCapacity(items.count)
             for item in items { out.append(try eval(item)) }
             return .array(out)
-        case .variable(let name):
-            switch name {
-            case "auth": return context.auth
-            case "root": return .snapshot(Snapshot(root: context.oldRoot, keys: []))
-            case "data":
-                if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
-                return .snapshot(Snapshot(root: context.oldRoot, keys: context.location, node: context.oldNode ?? nil))
-            case "newData":
-                if context.newNode == nil { context.newNode = .some(DataTree.node(context.newRoot, at: context.location)) }
-                return .snapshot(Snapshot(root: context.newRoot, keys: context.location, node: context.newNode ?? nil))
-            case "now": return .number(context.now)
-            case "query": return .query
-            default:
-                guard let bound = context.bindings[name] else {
+        case .variable(let variable):
+            switch variable {
+            case .auth: return context.auth
+            case .root: return .snapshot(Snapshot(root: context.oldRoot, keys: [], node: context.oldRoot))
+            case .data: return .snapshot(Snapshot(root: context.oldRoot, keys: context.location, node: baseNode(.data)))
+            case .newData: return .snapshot(Snapshot(root: context.newRoot, keys: context.location, node: baseNode(.newData)))
+            case .now: return .number(context.now)
+            case .query: return .query
+            case .binding(let name):
+                guard let bound = context.binding(name) else {
                     throw EvalError(code: DatabaseCode.internalError, message: "internal error: `\(name)` is not bound; please report the rules", span: expr.span)
                 }
                 return .string(bound)
@@ -287,47 +287,102 @@ struct Evaluator {
             default:
                 throw EvalError(code: DatabaseCode.typeError, message: "cannot subscript \(object.typeName) with \(index.typeName)", span: expr.span)
             }
-        case .call(let receiverExpr, let name, let argumentExprs):
+        case .matches(let receiverExpr, let argument):
             let receiver = try eval(receiverExpr)
-            if name == "matches" {
-                guard case .string(let subject) = receiver else {
-                    let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
-                    throw EvalError(code: code, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
-                }
-                guard case .regex(let pattern)? = try argumentExprs.first.map({ (e: DatabaseExpression) throws(EvalError) in try eval(e) }) else {
-                    throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
-                }
-                do {
-                    return .bool(try regexEngine.search(subject, pattern: pattern))
-                } catch {
-                    throw EvalError(code: DatabaseCode.regexFailure, message: "regular expression failed: \(error.message)", span: expr.span)
-                }
+            guard case .string(let subject) = receiver else {
+                let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
+                throw EvalError(code: code, message: "`matches()` called on \(receiver.typeName)", span: expr.span)
             }
+            guard let argument, case .regex(let regex) = try eval(argument) else {
+                throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
+            }
+            do {
+                return .bool(try regex.matcher.search(subject))
+            } catch {
+                throw EvalError(code: DatabaseCode.regexFailure, message: "regular expression failed: \(error.message)", span: expr.span)
+            }
+        case .nodeRead(let read):
+            guard steps - 1 + read.steps <= stepLimit else {
+                steps -= 1
+                return try eval(read.unfused)
+            }
+            steps += read.steps - 1
+            let base = baseNode(read.base)
+            return Self.read(read.call, of: read.keys.isEmpty ? base : DataTree.node(base, at: read.keys))
+        case .call(let receiverExpr, let call, let argumentExprs):
+            let receiver = try eval(receiverExpr)
             var arguments: [RValue] = []
+            arguments.reserveCapacity(argumentExprs.count)
             for a in argumentExprs { arguments.append(try eval(a)) }
-            if case .snapshot(let snapshot) = receiver { return try snapshotMethod(snapshot, name, arguments, expr) }
-            return try stringMethod(receiver, name, arguments, expr)
-        case .unary(.not, let operand):
-            return .bool(!(try record(operand) { (e: inout Evaluator) throws(EvalError) in try e.boolean(operand) }))
-        case .unary(.negate, let operandExpr):
+            if case .snapshot(let snapshot) = receiver { return try snapshotMethod(snapshot, call, arguments, expr) }
+            return try stringMethod(receiver, call, arguments, expr)
+        case .not(let operand):
+            return .bool(!(try recordedBoolean(operand)))
+        case .negate(let operandExpr):
             let operand = try eval(operandExpr)
             switch operand {
             case .number(let n): return .number(-n)
             case .null: throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of unary `-`", span: expr.span)
             default: throw EvalError(code: DatabaseCode.typeError, message: "unary `-` of \(operand.typeName)", span: expr.span)
             }
-        case .binary(.and, let lhs, let rhs):
-            guard try record(lhs, { (e: inout Evaluator) throws(EvalError) in try e.boolean(lhs) }) else { return .bool(false) }
-            return .bool(try record(rhs) { (e: inout Evaluator) throws(EvalError) in try e.boolean(rhs) })
-        case .binary(.or, let lhs, let rhs):
-            if try record(lhs, { (e: inout Evaluator) throws(EvalError) in try e.boolean(lhs) }) { return .bool(true) }
-            return .bool(try record(rhs) { (e: inout Evaluator) throws(EvalError) in try e.boolean(rhs) })
+        case .and(let lhs, let rhs):
+            guard try recordedBoolean(lhs) else { return .bool(false) }
+            return .bool(try recordedBoolean(rhs))
+        case .or(let lhs, let rhs):
+            if try recordedBoolean(lhs) { return .bool(true) }
+            return .bool(try recordedBoolean(rhs))
         case .binary(let op, let lhsExpr, let rhsExpr):
             let lhs = try eval(lhsExpr)
             let rhs = try eval(rhsExpr)
             return try binary(op, lhs, rhs, expr.span)
         case .ternary(let condition, let then, let otherwise):
             return try boolean(condition) ? try eval(then) : try eval(otherwise)
+        }
+    }
+
+    /// The node `root`, `data` or `newData` points at (the last two resolved once per rule).
+    mutating func baseNode(_ base: CompiledExpression.Variable) -> DataNode? {
+        switch base {
+        case .data:
+            if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
+            return context.oldNode ?? nil
+        case .newData:
+            if context.newNode == nil { context.newNode = .some(DataTree.node(context.newRoot, at: context.location)) }
+            return context.newNode ?? nil
+        default:
+            return context.oldRoot
+        }
+    }
+
+    /// A snapshot method that only reads the node (`val`, `exists`, `getPriority`, `isNumber`,
+    /// `isString`, `isBoolean`, and `hasChild`/`hasChildren` with literal keys).
+    static func read(_ call: CompiledExpression.Call, of node: DataNode?) -> RValue {
+        switch call.method {
+        case .val:
+            switch node {
+            case nil: return .null
+            case .leaf(let v, _)?: return RValue(v)
+            case .branch?: return .sentinel
+            }
+        case .exists: return .bool(node != nil)
+        case .getPriority: return RValue(node?.priority)
+        case .isNumber, .isString, .isBoolean:
+            guard case .leaf(let v, _)? = node else { return .bool(false) }
+            switch (call.method, v) {
+            case (.isNumber, .number), (.isString, .string), (.isBoolean, .bool): return .bool(true)
+            default: return .bool(false)
+            }
+        case .hasChild:
+            return .bool(DataTree.node(node, at: call.literalKeys?.first ?? []) != nil)
+        case .hasChildren:
+            guard let items = call.literalKeys else {
+                if case .branch? = node { return .bool(true) }
+                return .bool(false)
+            }
+            // `hasChildren([])` is true even on a leaf [P:r32]; on a missing node too (inferred).
+            return .bool(items.allSatisfy { !$0.isEmpty && DataTree.node(node, at: $0) != nil })
+        default:
+            return .null
         }
     }
 
@@ -352,7 +407,7 @@ struct Evaluator {
         case (.null, .null): true
         case (.bool(let x), .bool(let y)): x == y
         case (.number(let x), .number(let y)): x == y
-        case (.string(let x), .string(let y)): x.utf16.elementsEqual(y.utf16)
+        case (.string(let x), .string(let y)): sameCodeUnits(x, y)
         case (.json(let x), .json(let y)): x == y
         default: false
         }
@@ -414,30 +469,37 @@ struct Evaluator {
         return s
     }
 
-    mutating func snapshotMethod(_ snapshot: Snapshot, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
+    /// The keys of `child(path)`/`hasChild(path)`: empty segments are skipped; `child('')` is an
+    /// empty snapshot (both inferred, §8.12): the empty key never exists, because no stored key is empty.
+    static func childKeys(_ path: String) -> [String] {
+        let keys = path.utf8.contains(UInt8(ascii: "/")) ? path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) : [path]
+        return keys.isEmpty ? [""] : keys
+    }
+
+    /// The keys of one `hasChildren` name; none when it names no child.
+    static func hasChildrenKeys(_ key: String) -> [String] {
+        key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    mutating func snapshotMethod(_ snapshot: Snapshot, _ call: CompiledExpression.Call, _ arguments: [RValue],
+                                 _ expr: CompiledExpression) throws(EvalError) -> RValue {
         steps += 1
-        switch name {
-        case "val":
-            switch snapshot.node {
-            case nil: return .null
-            case .leaf(let v, _)?: return RValue(v)
-            case .branch?: return .sentinel
-            }
-        case "child", "hasChild":
+        let name = call.name
+        switch call.method {
+        case .val, .exists, .getPriority, .isNumber, .isString, .isBoolean:
+            return Self.read(call, of: snapshot.node)
+        case .child, .hasChild:
             let path = try stringArgument(arguments.first ?? .null, name, expr.span)
-            // Empty segments are skipped; `child('')` is an empty snapshot (both inferred, §8.12):
-            // the empty key never exists, because no stored key is empty.
-            var keys = path.utf8.contains(UInt8(ascii: "/")) ? path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) : [path]
-            if keys.isEmpty { keys = [""] }
-            let child = Snapshot(root: snapshot.root, keys: snapshot.keys + keys, node: DataTree.node(snapshot.node, at: keys))
+            let keys = call.literalKeys?.first ?? Self.childKeys(path)
+            let node = DataTree.node(snapshot.node, at: keys)
             steps += keys.count
-            return name == "child" ? .snapshot(child) : .bool(child.node != nil)
-        case "parent":
+            return call.method == .child ? .snapshot(Snapshot(root: snapshot.root, keys: snapshot.keys + keys, node: node)) : .bool(node != nil)
+        case .parent:
             guard !snapshot.keys.isEmpty else {
                 throw EvalError(code: DatabaseCode.parentOfRoot, message: "`parent()` of the root", span: expr.span)
             }
             return .snapshot(Snapshot(root: snapshot.root, keys: Array(snapshot.keys.dropLast())))
-        case "hasChildren":
+        case .hasChildren:
             let node = snapshot.node
             guard case .array(let items)? = arguments.first else {
                 if case .branch? = node { return .bool(true) }
@@ -445,40 +507,33 @@ struct Evaluator {
             }
             // `hasChildren([])` is true even on a leaf [P:r32]; on a missing node too (inferred).
             var all = true
-            for item in items {
+            for (offset, item) in items.enumerated() {
                 let key = try stringArgument(item, name, expr.span)
-                let keys = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+                let keys = call.literalKeys?[offset] ?? Self.hasChildrenKeys(key)
                 if keys.isEmpty || DataTree.node(node, at: keys) == nil { all = false }
             }
             return .bool(all)
-        case "exists": return .bool(snapshot.node != nil)
-        case "getPriority": return RValue(snapshot.node?.priority)
-        case "isNumber", "isString", "isBoolean":
-            guard case .leaf(let v, _)? = snapshot.node else { return .bool(false) }
-            switch (name, v) {
-            case ("isNumber", .number), ("isString", .string), ("isBoolean", .bool): return .bool(true)
-            default: return .bool(false)
-            }
         default:
             throw EvalError(code: DatabaseCode.internalError, message: "internal error: unknown snapshot method `\(name)`; please report the rules", span: expr.span)
         }
     }
 
-    func stringMethod(_ receiver: RValue, _ name: String, _ arguments: [RValue], _ expr: DatabaseExpression) throws(EvalError) -> RValue {
+    func stringMethod(_ receiver: RValue, _ call: CompiledExpression.Call, _ arguments: [RValue], _ expr: CompiledExpression) throws(EvalError) -> RValue {
+        let name = call.name
         guard case .string(let s) = receiver else {
             let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
             throw EvalError(code: code, message: "`\(name)()` called on \(receiver.typeName)", span: expr.span)
         }
-        switch name {
-        case "contains", "beginsWith", "endsWith":
+        switch call.method {
+        case .contains, .beginsWith, .endsWith:
             let needle = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
             let hay = Array(s.utf16)
-            switch name {
-            case "beginsWith": return .bool(hay.starts(with: needle))
-            case "endsWith": return .bool(hay.count >= needle.count && Array(hay[(hay.count - needle.count)...]) == needle)
+            switch call.method {
+            case .beginsWith: return .bool(hay.starts(with: needle))
+            case .endsWith: return .bool(hay.count >= needle.count && Array(hay[(hay.count - needle.count)...]) == needle)
             default: return .bool(Self.firstIndex(of: needle, in: hay, from: 0) != nil)
             }
-        case "replace":
+        case .replace:
             let sub = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
             let replacement = Array(try stringArgument(arguments.count > 1 ? arguments[1] : .null, name, expr.span).utf16)
             let hay = Array(s.utf16)
@@ -497,8 +552,8 @@ struct Evaluator {
                 out += hay[i...]
             }
             return .string(String(decoding: out, as: UTF16.self))
-        case "toLowerCase": return .string(s.lowercased())
-        case "toUpperCase": return .string(s.uppercased())
+        case .toLowerCase: return .string(s.lowercased())
+        case .toUpperCase: return .string(s.uppercased())
         default:
             throw EvalError(code: DatabaseCode.typeError, message: "no method `\(name)` on a string", span: expr.span)
         }
@@ -554,19 +609,13 @@ extension DatabaseRulesCompiler {
     public static func evaluate(_ expression: DatabaseExpression, in environment: ExpressionEnvironment,
                                 regexEngine: any DatabaseRegexEngine = UnavailableDatabaseRegexEngine(),
                                 limits: DatabaseLimits = .default) -> RuleOutcome {
-        var regexes: [String: String] = [:]
-        expression.forEachNode { node in
-            if case .regex(let pattern, let flags) = node.kind {
-                regexes[Evaluator.regexKey(pattern, flags)] = try? DatabaseRegex.translate(pattern, caseInsensitive: !flags.isEmpty)
-            }
-        }
+        let compiled = CompiledExpression(expression, regexEngine: regexEngine)
         let state = RequestState(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
                                  newRoot: environment.newRoot, now: environment.now, query: environment.query)
-        let context = RuleContext(state: state, location: environment.location, bindings: environment.bindings)
-        var evaluator = Evaluator(regexEngine: regexEngine, regexes: regexes, stepLimit: limits.evaluationStepLimit,
-                                  context: context, coverage: nil)
+        let context = RuleContext(state: state, location: environment.location, givenBindings: environment.bindings)
+        var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)
         do {
-            return .value(try evaluator.boolean(expression))
+            return .value(try evaluator.boolean(compiled))
         } catch {
             return .error(code: error.code, message: error.message)
         }

@@ -48,28 +48,14 @@ public struct DatabaseProgram: Sendable {
     public let source: SourceFile
     /// Bounds used when evaluating.
     public let limits: DatabaseLimits
-    /// The `matches()` engine.
+    /// The `matches()` engine (each rule's patterns were prepared with it when compiled).
     public let regexEngine: any DatabaseRegexEngine
-    /// Every regex literal translated to the engine's pattern, by flags and body.
-    let regexes: [String: String]
 
     init(root: RuleNode, source: SourceFile, limits: DatabaseLimits, regexEngine: any DatabaseRegexEngine) {
         self.root = root
         self.source = source
         self.limits = limits
         self.regexEngine = regexEngine
-        var regexes: [String: String] = [:]
-        for node in root.allNodes {
-            for kind in RuleKind.allCases {
-                guard case .expression(let expr)? = node.rule(kind)?.body else { continue }
-                expr.forEachNode { sub in
-                    if case .regex(let pattern, let flags) = sub.kind {
-                        regexes[Evaluator.regexKey(pattern, flags)] = try? DatabaseRegex.translate(pattern, caseInsensitive: !flags.isEmpty)
-                    }
-                }
-            }
-        }
-        self.regexes = regexes
     }
 
     /// Every rule of the tree, in file order.
@@ -100,7 +86,7 @@ public struct DatabaseProgram: Sendable {
         var query = DatabaseQuery()
         if case .read(let q) = request.operation { query = q }
         let context = RuleContext(state: RequestState(auth: auth, oldRoot: data, newRoot: data, now: request.now, query: query),
-                                  location: [], bindings: [:])
+                                  location: [])
         switch request.operation {
         case .read:
             if let grant = firstGrant(.read, keys: keys, context: context, explain: explain, coverage: coverage, decision: &decision) {
@@ -135,7 +121,8 @@ public struct DatabaseProgram: Sendable {
     /// Builds the new root and the write locations (reference §6.3).
     func apply(_ request: DatabaseRequest, keys: [String], to data: DataNode?) throws(DataError) -> (DataNode?, [[String]]) {
         var budget = limits.maxWrittenNodes
-        let path = "/" + keys.joined(separator: "/")
+        // Built only when a message needs it.
+        var path: String { "/" + keys.joined(separator: "/") }
         switch request.operation {
         case .read: return (data, [])
         case .set(let value):
@@ -178,19 +165,17 @@ public struct DatabaseProgram: Sendable {
     func firstGrant(_ kind: RuleKind, keys: [String], context: RuleContext, explain: Bool, coverage: DatabaseCoverage?,
                     decision: inout DatabaseDecision) -> RuleEvaluation? {
         var node = root
-        var bindings: [String: String] = [:]
         var depth = 0
         while true {
             if let rule = node.rule(kind) {
                 var ctx = context
                 ctx.location = Array(keys.prefix(depth))
-                ctx.bindings = bindings
+                ctx.wildcards = rule.wildcards
                 let evaluation = run(rule, context: ctx, explain: explain, coverage: coverage)
                 decision.evaluations.append(evaluation)
                 if evaluation.outcome == .value(true) { return evaluation }
             }
             guard depth < keys.count, let next = node.child(for: keys[depth]) else { return nil }
-            if let (name, value) = next.binding { bindings[name] = value }
             node = next.node
             depth += 1
         }
@@ -207,43 +192,43 @@ public struct DatabaseProgram: Sendable {
         for location in locations {
             // Ancestors, following the rule walk.
             var node: RuleNode? = root
-            var bindings: [String: String] = [:]
             var data = context.newRoot
             for depth in 0..<location.count {
                 guard let current = node else { break }
-                let keys = Array(location.prefix(depth))
-                if data != nil, !dedupe || seen.insert(keys).inserted {
-                    check(current, keys: keys, bindings: bindings, newNode: data, context: context, explain: explain, coverage: coverage, decision: &decision)
+                if current.validate != nil, data != nil {
+                    let keys = Array(location.prefix(depth))
+                    if !dedupe || seen.insert(keys).inserted {
+                        check(current, keys: keys, newNode: data, context: context, explain: explain, coverage: coverage, decision: &decision)
+                    }
                 }
                 data = data?.child(location[depth])
                 guard let next = current.child(for: location[depth]) else { node = nil; break }
-                if let (name, value) = next.binding { bindings[name] = value }
                 node = next.node
             }
             // The location and the written subtree, iteratively, with the rule node alongside.
             guard let start = node, let startData = data else { continue }
-            var stack: [(RuleNode, DataNode, [String], [String: String])] = [(start, startData, location, bindings)]
-            while let (ruleNode, dataNode, path, bound) = stack.popLast() {
+            var stack: [(RuleNode, DataNode, [String])] = []
+            stack.reserveCapacity(8)
+            stack.append((start, startData, location))
+            while let (ruleNode, dataNode, path) = stack.popLast() {
                 guard !dedupe || seen.insert(path).inserted else { continue }
-                check(ruleNode, keys: path, bindings: bound, newNode: dataNode, context: context, explain: explain, coverage: coverage, decision: &decision)
+                check(ruleNode, keys: path, newNode: dataNode, context: context, explain: explain, coverage: coverage, decision: &decision)
                 guard case .branch(let children, _) = dataNode else { continue }
                 for (key, child) in children.sorted(by: { $0.key > $1.key }) {
                     guard let next = ruleNode.child(for: key) else { continue }
-                    var b = bound
-                    if let (name, value) = next.binding { b[name] = value }
-                    stack.append((next.node, child, path + [key], b))
+                    stack.append((next.node, child, path + [key]))
                 }
             }
         }
     }
 
-    private func check(_ node: RuleNode, keys: [String], bindings: [String: String], newNode: DataNode?, context: RuleContext, explain: Bool,
+    private func check(_ node: RuleNode, keys: [String], newNode: DataNode?, context: RuleContext, explain: Bool,
                        coverage: DatabaseCoverage?, decision: inout DatabaseDecision) {
         // INVARIANT: callers pass only nodes present in the new data (null is never validated).
         guard let rule = node.validate else { return }
         var ctx = context
         ctx.location = keys
-        ctx.bindings = bindings
+        ctx.wildcards = rule.wildcards
         ctx.newNode = .some(newNode)
         let evaluation = run(rule, context: ctx, explain: explain, coverage: coverage)
         decision.evaluations.append(evaluation)
@@ -252,22 +237,25 @@ public struct DatabaseProgram: Sendable {
 
     /// Evaluates one rule; errors and non-booleans are recorded, never thrown.
     func run(_ rule: Rule, context: RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
-        let evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, bindingMap: context.bindings, outcome: .value(false))
-        switch rule.body {
-        case .constant(let value):
+        let evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, outcome: .value(false))
+        switch (rule.body, rule.compiled) {
+        case (.constant(let value), _):
             evaluation.outcome = .value(value)
-        case .expression(let expr):
-            var evaluator = Evaluator(program: self, context: context, coverage: coverage)
+        case (.expression, let expr?):
+            var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: coverage)
             evaluator.rulePath = rule.rulePath
             do {
-                evaluation.outcome = .value(try evaluator.record(expr) { (e: inout Evaluator) throws(EvalError) in try e.boolean(expr) })
+                evaluation.outcome = .value(try evaluator.recordedBoolean(expr))
             } catch {
                 evaluation.outcome = .error(code: error.code, message: error.message)
             }
             if explain, evaluation.outcome != .value(true) {
-                var explainer = Evaluator(program: self, context: context, coverage: nil)
+                var explainer = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)
                 evaluation.blame = explainer.blame(expr, rule: rule)
             }
+        case (.expression, nil):
+            // INVARIANT: every expression rule is compiled with its rule.
+            evaluation.outcome = .error(code: DatabaseCode.internalError, message: "internal error: rule `\(rule.rulePath)` was not compiled; please report the rules")
         }
         coverage?.record(rule: rule, outcome: evaluation.outcome)
         return evaluation

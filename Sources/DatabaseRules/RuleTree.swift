@@ -29,14 +29,28 @@ public final class Rule: Sendable {
     public let span: SourceSpan
     /// Source offset of each decoded byte of `text` (empty for constants).
     let offsets: [Int]
+    /// The expression as the evaluator runs it (nil for constants).
+    let compiled: CompiledExpression?
+    /// The `$` wildcards on the rule's path with their depth: the key at that index of the data
+    /// path the rule is evaluated at is the wildcard's value.
+    let wildcards: [(name: String, depth: Int)]
 
-    init(kind: RuleKind, body: Body, text: String, rulePath: String, span: SourceSpan, offsets: [Int]) {
+    /// - Parameter regexEngine: prepares the expression's regular-expression literals.
+    init(kind: RuleKind, body: Body, text: String, rulePath: String, span: SourceSpan, offsets: [Int], regexEngine: any DatabaseRegexEngine) {
         self.kind = kind
         self.body = body
         self.text = text
         self.rulePath = rulePath
         self.span = span
         self.offsets = offsets
+        // `/rules/a/$b/.read`: the node's keys sit between `rules` and the rule name.
+        let segments = rulePath.split(separator: "/").dropFirst().dropLast()
+        wildcards = segments.enumerated().compactMap { depth, key in key.hasPrefix("$") ? (String(key), depth) : nil }
+        if case .expression(let expr) = body {
+            compiled = CompiledExpression(expr, regexEngine: regexEngine)
+        } else {
+            compiled = nil
+        }
     }
 
     /// The file span of an expression span (bytes of ``text``).
@@ -104,7 +118,7 @@ public final class RuleNode: Sendable {
 
     /// The child for a data key: the literal child, else the wildcard (reference §1.3).
     public func child(for key: String) -> (node: RuleNode, binding: (String, String)?)? {
-        if let literal = children[key] { return (literal, nil) }
+        if !children.isEmpty, let literal = children[key] { return (literal, nil) }
         if let wildcard { return (wildcard.node, (wildcard.name, key)) }
         return nil
     }

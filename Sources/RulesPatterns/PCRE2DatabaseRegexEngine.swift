@@ -22,6 +22,16 @@ public final class PCRE2DatabaseRegexEngine: DatabaseRegexEngine, @unchecked Sen
         self.cacheCapacity = cacheCapacity
     }
 
+    /// `pattern` compiled now, for a program to match with on every evaluation (no cache
+    /// lookup); a pattern that does not compile fails each match with the message ``search(_:pattern:)`` gives.
+    public func prepare(_ pattern: String) -> any DatabaseRegexMatcher {
+        do {
+            return CompiledMatcher(pattern: try Pattern(pattern, anchoring: .search, limits: limits))
+        } catch {
+            return FailedMatcher(failure: DatabaseRegexFailure(message: "the pattern does not compile: \(error)"))
+        }
+    }
+
     /// Whether `pattern` matches anywhere in `subject`.
     ///
     /// - Throws: ``DatabaseRegexFailure`` when the pattern does not compile or a limit is hit.
@@ -43,10 +53,26 @@ public final class PCRE2DatabaseRegexEngine: DatabaseRegexEngine, @unchecked Sen
             cache[pattern] = compiled
             lock.unlock()
         }
+        return try CompiledMatcher(pattern: compiled).search(subject)
+    }
+}
+
+/// A PCRE2 pattern compiled ahead.
+private struct CompiledMatcher: DatabaseRegexMatcher {
+    let pattern: Pattern
+
+    func search(_ subject: String) throws(DatabaseRegexFailure) -> Bool {
         do {
-            return try compiled.matches(subject)
+            return try pattern.matches(subject)
         } catch {
             throw DatabaseRegexFailure(message: "\(error)")
         }
     }
+}
+
+/// A pattern that did not compile: every match fails with the compile error.
+private struct FailedMatcher: DatabaseRegexMatcher {
+    let failure: DatabaseRegexFailure
+
+    func search(_ subject: String) throws(DatabaseRegexFailure) -> Bool { throw failure }
 }
