@@ -72,8 +72,12 @@ let package = Package(
         ]),
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
-        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics"]),
-        .executableTarget(name: "DatabaseRulesBenchmark", dependencies: ["DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics"]),
+        // The timing loop of the rules benchmarks.
+        .target(name: "BenchmarkTiming", path: "Benchmarks/BenchmarkTiming"),
+        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming"]),
+        .executableTarget(name: "DatabaseRulesBenchmark", dependencies: [
+            "DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming",
+        ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -94,8 +98,9 @@ let package = Package(
             "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 
-        // MARK: - Test support (shared by the claim-store test targets; not a product)
+        // MARK: - Test support (shared by test targets; not products)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
+        .target(name: "RulesTestSupport", path: "Tests/RulesTestSupport"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
@@ -113,14 +118,14 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "RulesLanguageTests", dependencies: [
-            "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesLanguage", "Diagnostics", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "CorpusGenerationTests", dependencies: [
             "CorpusGeneration", "FieldValidation", "BatchValidation", "Patterns", "RulesTesting", "RulesLanguage", "RulesPatterns",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "DatabaseRulesTests", dependencies: [
-            "DatabaseRules", "RulesPatterns", "RulesTesting", "Diagnostics",
+            "DatabaseRules", "RulesPatterns", "RulesTesting", "Diagnostics", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),

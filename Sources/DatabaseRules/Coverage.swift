@@ -72,11 +72,7 @@ public final class DatabaseCoverage {
     /// sub-expression …], "neverEvaluated": [rules never evaluated]}`.
     public func json() -> String {
         let source = program.source
-        func location(_ span: SourceSpan) -> String {
-            let start = source.location(of: span.start)
-            let end = source.location(of: span.end)
-            return "\"line\": \(start.line), \"column\": \(start.column), \"endLine\": \(end.line), \"endColumn\": \(end.column)"
-        }
+        let location = source.coverageFields
         var ruleEntries: [String] = []
         var never: [String] = []
         var expressionEntries: [String] = []
@@ -102,8 +98,7 @@ public final class DatabaseCoverage {
                                          + "\"true\": \(c.trueCount), \"false\": \(c.falseCount), \"error\": \(c.errorCount)}")
             }
         }
-        return "{\"file\": \(jsonString(source.name)), \"service\": \"database\", \"requests\": \(requestCount),\n \"rules\": [\n  "
-            + ruleEntries.joined(separator: ",\n  ") + "],\n \"expressions\": [\n  " + expressionEntries.joined(separator: ",\n  ")
-            + "],\n \"neverEvaluated\": [\n  " + never.joined(separator: ",\n  ") + "]}\n"
+        return coverageReport(header: "\"file\": \(jsonString(source.name)), \"service\": \"database\", \"requests\": \(requestCount)",
+                              sections: [("rules", ruleEntries), ("expressions", expressionEntries), ("neverEvaluated", never)])
     }
 }

@@ -2,6 +2,7 @@
 // against hand-written Swift functions making the same decision, and parse+check time for a
 // generated 2,000-line database rules file.
 // Run: swift build -c release --product DatabaseRulesBenchmark && .build/release/DatabaseRulesBenchmark 200000
+import BenchmarkTiming
 import DatabaseRules
 import Diagnostics
 import Foundation
@@ -57,40 +58,6 @@ func handWrittenRead(_ request: DatabaseRequest) -> Bool {
     return authUid(request.auth) != nil
 }
 
-// MARK: - Timing
-
-/// Nanoseconds per call: the best of 7 interleaved rounds, so a busy shared machine inflates less.
-func timeRound(iterations: Int, _ body: () -> Bool) -> (nanos: Double, allowed: Int) {
-    let clock = ContinuousClock()
-    var allowed = 0
-    let elapsed = clock.measure {
-        for _ in 0..<iterations where body() { allowed += 1 }
-    }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (seconds * 1e9 / Double(iterations), allowed)
-}
-
-func measure(iterations: Int, _ bodies: [(String, () -> Bool)]) -> [Double] {
-    let rounds = 7
-    let perRound = max(1, iterations / rounds)
-    var best = Array(repeating: Double.infinity, count: bodies.count)
-    var allowed = Array(repeating: 0, count: bodies.count)
-    for (_, body) in bodies { _ = timeRound(iterations: perRound / 10 + 1, body) }
-    for _ in 0..<rounds {
-        for (index, (_, body)) in bodies.enumerated() {
-            let (nanos, granted) = timeRound(iterations: perRound, body)
-            best[index] = min(best[index], nanos)
-            allowed[index] += granted
-        }
-    }
-    for (index, (label, _)) in bodies.enumerated() {
-        print("  \(label): \(Int(1e9 / best[index])) decisions/s, \(format1(best[index])) ns/decision (\(allowed[index])/\(perRound * rounds) allowed)")
-    }
-    return best
-}
-
-func format1(_ value: Double) -> String { "\((value * 10).rounded() / 10)" }
-
 let iterations = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 200_000
 let now = 1_767_225_600_000.0
 let stored: DataNode? = .branch(["userPresence": .branch([
@@ -105,7 +72,7 @@ let read = DatabaseRequest(path: "/userPresence/bob", operation: .read(DatabaseQ
 
 print("Database rules benchmark (\(iterations) decisions per measurement, release build)")
 print("(a) set /userPresence/alice by its owner (status, server timestamp, display name)")
-let a = measure(iterations: iterations, [
+let a = measureInterleaved(iterations: iterations, [
     ("rules", { program.evaluate(write, data: stored).allowed }),
     ("hand-written", { handWrittenSet(write) }),
 ])
@@ -113,7 +80,7 @@ print("  ratio: \(format1(a[0] / a[1]))x")
 let only = ProcessInfo.processInfo.environment["DB_BENCH_ONLY"]
 if only == "a" { exit(0) }
 print("(b) read /userPresence/bob by a signed-in user")
-let b = measure(iterations: iterations, [
+let b = measureInterleaved(iterations: iterations, [
     ("rules", { program.evaluate(read, data: stored).allowed }),
     ("hand-written", { handWrittenRead(read) }),
 ])
@@ -149,15 +116,7 @@ func generatedRules(lines target: Int) -> String {
 
 let big = generatedRules(lines: 2000)
 let bigLines = big.split(separator: "\n", omittingEmptySubsequences: false).count
-var timings: [Double] = []
-let clock = ContinuousClock()
-for _ in 0..<21 {
-    var ok = false
-    let elapsed = clock.measure {
-        ok = DatabaseRulesCompiler.compile(SourceFile(name: "generated.json", text: big), regexEngine: engine).program != nil
-    }
-    guard ok else { print("generated rules do not compile"); exit(1) }
-    timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-}
-timings.sort()
+guard let timings = sortedMilliseconds(runs: 21, {
+    DatabaseRulesCompiler.compile(SourceFile(name: "generated.json", text: big), regexEngine: engine).program != nil
+}) else { print("generated rules do not compile"); exit(1) }
 print("(c) parse+check of a generated \(bigLines)-line file (\(big.utf8.count) bytes): median \(format1(timings[10])) ms, min \(format1(timings[0])) ms over 21 runs")

@@ -1,6 +1,7 @@
 // RulesBenchmarks: decisions per second for typical app requests against a hand-written Swift
 // function making the same decision, and parse+check time for a generated 2,000-line ruleset.
 // Run: swift run -c release RulesBenchmarks   (figures go in docs/BENCHMARKS.md)
+import BenchmarkTiming
 import Diagnostics
 #if canImport(Glibc)
 import Glibc
@@ -81,45 +82,6 @@ func handWrittenDisplayNames(_ request: RulesRequest, _ lookup: any DocumentLook
     return (try? displayNamePattern.matches(name)) ?? false
 }
 
-// MARK: - Timing
-
-/// Nanoseconds per call of `body`: the best of 7 rounds, so a busy shared machine inflates the
-/// figures less (rounds of the rules and hand-written versions interleave via `measurePair`).
-func timeRound(iterations: Int, _ body: () -> Bool) -> (nanos: Double, allowed: Int) {
-    let clock = ContinuousClock()
-    var allowed = 0
-    let elapsed = clock.measure {
-        for _ in 0..<iterations where body() { allowed += 1 }
-    }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (seconds * 1e9 / Double(iterations), allowed)
-}
-
-/// Measures several labelled bodies in interleaved rounds and prints decisions/s for each.
-func measurePair(iterations: Int, _ bodies: [(String, () -> Bool)]) -> [Double] {
-    let rounds = 7
-    let perRound = max(1, iterations / rounds)
-    var best = Array(repeating: Double.infinity, count: bodies.count)
-    var allowed = Array(repeating: 0, count: bodies.count)
-    for (_, body) in bodies { _ = timeRound(iterations: perRound / 10 + 1, body) }  // warm-up
-    for _ in 0..<rounds {
-        for (index, (_, body)) in bodies.enumerated() {
-            let (nanos, granted) = timeRound(iterations: perRound, body)
-            best[index] = min(best[index], nanos)
-            allowed[index] += granted
-        }
-    }
-    for (index, (label, _)) in bodies.enumerated() {
-        print("  \(label): \(Int(1e9 / best[index])) decisions/s, \(format1(best[index])) ns/decision (\(allowed[index])/\(perRound * rounds) allowed)")
-    }
-    return best
-}
-
-func format1(_ value: Double) -> String {
-    let scaled = (value * 10).rounded() / 10
-    return "\(scaled)"
-}
-
 let engine = PCRE2RegexEngine()
 let compiled = RulesCompiler.compile(rulesText, name: "bench.rules", regexEngine: engine)
 guard let program = compiled.program else {
@@ -135,7 +97,7 @@ let userGet = RulesRequest(service: .firestore, path: prefix + "/users/alice", m
 print("(a) get /users/{uid} by its owner")
 let only = ProcessInfo.processInfo.environment["RULES_BENCH_ONLY"]
 if only == nil || only == "a" {
-    let a = measurePair(iterations: iterations, [
+    let a = measureInterleaved(iterations: iterations, [
         ("rules", { program.evaluate(userGet).allowed }),
         ("hand-written", { handWrittenUsers(userGet) }),
         ("hand-written, byte-level path split", { handWrittenUsersFast(userGet) }),
@@ -148,7 +110,7 @@ let create = RulesRequest(service: .firestore, path: prefix + "/displayNames/joh
                           requestResource: .map(["userId": .string("alice")]))
 print("(b) create /displayNames/{name} with an exists() lookup")
 if only == nil || only == "b" {
-    let b = measurePair(iterations: iterations, [
+    let b = measureInterleaved(iterations: iterations, [
         ("rules", { program.evaluate(create, lookup: database).allowed }),
         ("hand-written", { handWrittenDisplayNames(create, database) }),
     ])
@@ -183,13 +145,8 @@ func generatedRules(lines target: Int) -> String {
 
 let big = generatedRules(lines: 2000)
 let bigLines = big.split(separator: "\n", omittingEmptySubsequences: false).count
-var timings: [Double] = []
-let clock = ContinuousClock()
-for _ in 0..<21 {
-    var ok = false
-    let elapsed = clock.measure { ok = RulesCompiler.compile(big, name: "generated.rules", regexEngine: engine).program != nil }
-    guard ok else { print("generated rules do not compile"); exit(1) }
-    timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+guard let timings = sortedMilliseconds(runs: 21, { RulesCompiler.compile(big, name: "generated.rules", regexEngine: engine).program != nil }) else {
+    print("generated rules do not compile")
+    exit(1)
 }
-timings.sort()
 print("(c) parse+check of a generated \(bigLines)-line file (\(big.utf8.count) bytes): median \(format1(timings[10])) ms, min \(format1(timings[0])) ms over 21 runs")

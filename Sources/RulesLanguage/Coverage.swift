@@ -128,11 +128,7 @@ public final class CoverageCollector {
     /// The report as JSON: `{"file", "requests", "allows": [...], "expressions": [...], "neverEvaluated": [...]}`.
     public func json() -> String {
         let source = program.source
-        func location(_ span: SourceSpan) -> String {
-            let start = source.location(of: span.start)
-            let end = source.location(of: span.end)
-            return "\"line\": \(start.line), \"column\": \(start.column), \"endLine\": \(end.line), \"endColumn\": \(end.column)"
-        }
+        let location = source.coverageFields
         func text(_ span: SourceSpan) -> String {
             jsonString(String(decoding: source.bytes[max(0, span.start)..<min(source.bytes.count, span.end)], as: UTF8.self))
         }
@@ -152,8 +148,7 @@ public final class CoverageCollector {
             expressions.append(entry)
             if c.total == 0 { never.append("{\(location(expr.span)), \"expression\": \(text(expr.span))}") }
         }
-        return "{\"file\": \(jsonString(source.name)), \"requests\": \(requestCount),\n \"allows\": [\n  "
-            + allows.joined(separator: ",\n  ") + "],\n \"expressions\": [\n  " + expressions.joined(separator: ",\n  ")
-            + "],\n \"neverEvaluated\": [\n  " + never.joined(separator: ",\n  ") + "]}\n"
+        return coverageReport(header: "\"file\": \(jsonString(source.name)), \"requests\": \(requestCount)",
+                              sections: [("allows", allows), ("expressions", expressions), ("neverEvaluated", never)])
     }
 }

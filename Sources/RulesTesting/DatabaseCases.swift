@@ -1,6 +1,7 @@
 // DatabaseCases: case files, the runner and request files for Realtime Database rules
 // (`"service": "database"`; format in docs/DATABASE-RULES.md). Kept apart from the
-// Firestore/Storage runner: the CLI dispatches on the service and shares only the output.
+// Firestore/Storage runner; both report per file as a `CaseFileOutcome`, and `CaseFileRunner`
+// sends each file to the runner of its service.
 import DatabaseRules
 import Diagnostics
 import Foundation
@@ -310,6 +311,21 @@ public final class DatabaseTestRunner {
         return program
     }
 
+    /// Loads and runs one case file, turning a file that cannot be used (the case file, its
+    /// rules or a case's `data`) into an outcome that carries its error.
+    ///
+    /// - Parameter path: the case file.
+    /// - Returns: the file's case results, or the error that kept it from running.
+    public func outcome(caseFileAt path: String) -> CaseFileOutcome {
+        do throws(RulesTestError) {
+            let file: DatabaseCaseFile
+            do { file = try DatabaseCaseFileLoader.load(path: path) } catch { throw .caseFile(error) }
+            return CaseFileOutcome(path: path, cases: try run(file))
+        } catch {
+            return CaseFileOutcome(path: path, error: error)
+        }
+    }
+
     /// Runs every case of a loaded file, in file order.
     ///
     /// - Throws: ``RulesTestError`` when the rules cannot be used or the file's `data` is invalid.
@@ -375,23 +391,46 @@ public final class DatabaseTestRunner {
     public var coverageEntries: [String] { coverage.map { $0.collector.json() } }
 }
 
-// MARK: - One result shape for every service
-
-/// What the CLI prints for a case of any service.
-public protocol CaseOutcome {
-    /// The case file's path.
-    var file: String { get }
-    /// The case's name.
-    var name: String { get }
-    /// What the case expects.
-    var expect: Expectation { get }
-    /// What the rules decided.
-    var actual: Expectation { get }
-    /// True when the decision is the expected one.
-    var passed: Bool { get }
-    /// The decision explained for people.
-    var explanation: String { get }
-}
-
-extension CaseResult: CaseOutcome {}
 extension DatabaseCaseResult: CaseOutcome {}
+
+// MARK: - Every service
+
+/// Runs case files of every service: each file goes to the runner of its `service`, and every
+/// file's outcome has the same shape, so one ``RulesTestReport`` counts cases and decides the
+/// exit status for all of them.
+///
+/// Not thread-safe (its runners cache programs and coverage); use one per thread.
+public final class CaseFileRunner {
+    /// Runs Firestore and Storage case files.
+    public let rules: RulesTestRunner
+    /// Runs Realtime Database case files.
+    public let database: DatabaseTestRunner
+
+    /// Creates a runner with the production regular-expression engines.
+    ///
+    /// - Parameter collectCoverage: record coverage for every evaluated case.
+    public init(collectCoverage: Bool = false) {
+        rules = RulesTestRunner(collectCoverage: collectCoverage)
+        database = DatabaseTestRunner(collectCoverage: collectCoverage)
+    }
+
+    /// Loads and runs one case file with the runner of its service.
+    ///
+    /// - Parameter path: the case file.
+    /// - Returns: the file's case results, or the error that kept it from running.
+    public func outcome(caseFileAt path: String) -> CaseFileOutcome {
+        DatabaseCaseFileLoader.isDatabaseCaseFile(path) ? database.outcome(caseFileAt: path) : rules.outcome(caseFileAt: path)
+    }
+
+    /// Loads and runs several case files, in order; a file that cannot be used is reported in
+    /// the result and every other file still runs.
+    public func run(caseFilesAt paths: [String]) -> RulesTestReport {
+        RulesTestReport(files: paths.map(outcome(caseFileAt:)))
+    }
+
+    /// Coverage of every rules file run so far, `{"rules": [<per-file coverage>, …]}`:
+    /// Firestore and Storage files first, then database files.
+    public func coverageJSON() -> String {
+        "{\"rules\": [" + (rules.coverage.map { $0.collector.json() } + database.coverageEntries).joined(separator: ", ") + "]}"
+    }
+}

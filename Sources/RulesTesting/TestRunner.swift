@@ -100,7 +100,7 @@ public final class RulesTestRunner {
     /// - Returns: the file's case results, or the error that kept it from running.
     public func outcome(caseFileAt path: String) -> CaseFileOutcome {
         do throws(RulesTestError) {
-            return CaseFileOutcome(path: path, results: try run(caseFileAt: path))
+            return CaseFileOutcome(path: path, cases: try run(caseFileAt: path))
         } catch {
             return CaseFileOutcome(path: path, error: error)
         }
@@ -191,26 +191,48 @@ public final class RulesTestRunner {
     }
 }
 
-/// What happened to one case file of a run: its case results, or why it could not be used.
+/// What the CLI prints for a case of any service.
+public protocol CaseOutcome: Sendable {
+    /// The case file's path.
+    var file: String { get }
+    /// The case's name.
+    var name: String { get }
+    /// What the case expects.
+    var expect: Expectation { get }
+    /// What the rules decided.
+    var actual: Expectation { get }
+    /// True when the decision is the expected one.
+    var passed: Bool { get }
+    /// The decision explained for people.
+    var explanation: String { get }
+}
+
+extension CaseResult: CaseOutcome {}
+
+/// What happened to one case file of a run, whatever its service: its case results, or why it
+/// could not be used.
 public struct CaseFileOutcome: Sendable {
     /// The case file's path as the caller gave it.
     public var path: String
     /// The results of its cases, in file order; empty when the file could not be used.
-    public var results: [CaseResult]
+    public var cases: [any CaseOutcome]
     /// Why the file could not be used (nothing of it ran then); nil when its cases ran.
     public var error: RulesTestError?
 
+    /// The Firestore or Storage results (empty for a database case file).
+    public var results: [CaseResult] { cases.compactMap { $0 as? CaseResult } }
+
     /// An outcome whose cases ran.
-    public init(path: String, results: [CaseResult]) {
+    public init(path: String, cases: [any CaseOutcome]) {
         self.path = path
-        self.results = results
+        self.cases = cases
         self.error = nil
     }
 
     /// An outcome for a file that could not be used.
     public init(path: String, error: RulesTestError) {
         self.path = path
-        self.results = []
+        self.cases = []
         self.error = error
     }
 }
@@ -225,12 +247,16 @@ public struct RulesTestReport: Sendable {
         self.files = files
     }
 
-    /// Every case result of the files that ran, in order.
+    /// Every case result of the files that ran, in order, whatever their service.
+    public var cases: [any CaseOutcome] { files.flatMap(\.cases) }
+    /// The Firestore and Storage case results, in order.
     public var results: [CaseResult] { files.flatMap(\.results) }
     /// How many files could not be used.
     public var unusableFiles: Int { files.filter { $0.error != nil }.count }
+    /// How many cases ran.
+    public var caseCount: Int { files.reduce(0) { $0 + $1.cases.count } }
     /// How many cases did not get their expected decision.
-    public var failedCases: Int { results.filter { !$0.passed }.count }
+    public var failedCases: Int { files.reduce(0) { $0 + $1.cases.filter { !$0.passed }.count } }
 
     /// The exit status of `validate rules test`: 2 when any file could not be used, otherwise
     /// 1 when any case failed, otherwise 0.

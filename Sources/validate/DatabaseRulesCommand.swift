@@ -6,27 +6,6 @@ import Diagnostics
 import Foundation
 import RulesTesting
 
-/// A case file of either runner, in command-line order.
-enum LoadedCaseFile {
-    case rules(RulesCaseFile)
-    case database(DatabaseCaseFile)
-}
-
-/// Loads a database case file and compiles its rules, printing any problem; nil when unusable.
-func loadDatabaseCaseFile(_ path: String, runner: DatabaseTestRunner) -> DatabaseCaseFile? {
-    do {
-        let file = try DatabaseCaseFileLoader.load(path: path)
-        do { _ = try runner.program(for: file) } catch {
-            printError(error.description)
-            return nil
-        }
-        return file
-    } catch {
-        printError(error.description)
-        return nil
-    }
-}
-
 /// Compile diagnostics and, when there are no errors, lint warnings of a database rules file.
 func lintDatabaseRules(_ source: SourceFile) -> [Diagnostic] {
     let compiled = DatabaseRulesCompiler.compile(source, regexEngine: DatabaseTestRunner.defaultRegexEngine)

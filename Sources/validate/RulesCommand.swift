@@ -46,37 +46,22 @@ struct RulesTestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runner = RulesTestRunner(collectCoverage: coverage != nil)
-        let databaseRunner = DatabaseTestRunner(collectCoverage: coverage != nil)
+        let runner = CaseFileRunner(collectCoverage: coverage != nil)
         // Every file runs on its own: one that cannot be used is reported with its diagnostics
         // on standard error and the others still run. The service comes from the case file.
-        var total = 0, failed = 0, unusable = 0
+        var report = RulesTestReport(files: [])
         for path in cases {
-            let results: [any CaseOutcome]
-            if DatabaseCaseFileLoader.isDatabaseCaseFile(path) {
-                do {
-                    guard let file = loadDatabaseCaseFile(path, runner: databaseRunner) else { unusable += 1; continue }
-                    results = try databaseRunner.run(file)
-                } catch {
-                    printError(error.description)
-                    unusable += 1
-                    continue
-                }
-            } else {
-                let outcome = runner.outcome(caseFileAt: path)
-                if let error = outcome.error { printError(error.description); unusable += 1 }
-                results = outcome.results
-            }
-            for result in results { print(line(for: result)) }
-            total += results.count
-            failed += results.filter { !$0.passed }.count
+            let outcome = runner.outcome(caseFileAt: path)
+            if let error = outcome.error { printError(error.description) }
+            for result in outcome.cases { print(line(for: result)) }
+            report.files.append(outcome)
         }
         if format == .text {
+            let total = report.caseCount, failed = report.failedCases, unusable = report.unusableFiles
             print("\(total) case\(total == 1 ? "" : "s"): \(total - failed) passed, \(failed) failed"
                   + (unusable == 0 ? "" : "; \(unusable) of \(cases.count) file\(cases.count == 1 ? "" : "s") could not be used"))
         }
-        let coverageJSON = "{\"rules\": [" + (runner.coverage.map { $0.collector.json() } + databaseRunner.coverageEntries)
-            .joined(separator: ", ") + "]}"
+        let coverageJSON = runner.coverageJSON()
         if coverage == "-" {
             print(coverageJSON)
         } else if let coverage {
@@ -87,8 +72,7 @@ struct RulesTestCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        if unusable > 0 { throw ExitCode(2) }
-        if failed > 0 { throw ExitCode(1) }
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 
     /// One case's output: a `PASS`/`FAIL` line (with the explanation of a failure) or a JSON object.

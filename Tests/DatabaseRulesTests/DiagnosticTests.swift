@@ -1,5 +1,6 @@
 import DatabaseRules
 import Diagnostics
+import RulesTestSupport
 import Testing
 
 /// Rules-file diagnostics pinned with markers: `1️⃣` marks where the span starts.

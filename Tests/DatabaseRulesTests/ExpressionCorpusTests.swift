@@ -1,5 +1,6 @@
 import DatabaseRules
 import Foundation
+import RulesTestSupport
 import Testing
 
 /// One line of `corpus/database/expressions/*.txt` with its environment.

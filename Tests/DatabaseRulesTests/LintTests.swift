@@ -1,5 +1,6 @@
 import DatabaseRules
 import Diagnostics
+import RulesTestSupport
 import Testing
 
 @Suite struct LintTests {

@@ -1,4 +1,5 @@
 import DatabaseRules
+import RulesTestSupport
 import RulesTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Diagnostics
 import RulesLanguage
+import RulesTestSupport
 import Testing
 
 /// One expected diagnostic, pinned by markers: it starts at `1️⃣` (and ends at `2️⃣` when present).

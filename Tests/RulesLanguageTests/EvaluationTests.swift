@@ -1,5 +1,6 @@
 import Diagnostics
 import RulesLanguage
+import RulesTestSupport
 import Testing
 
 /// Wraps match blocks in a Firestore ruleset (v2 unless `version` says otherwise).

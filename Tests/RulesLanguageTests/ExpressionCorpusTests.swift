@@ -1,5 +1,6 @@
 import Foundation
 import RulesLanguage
+import RulesTestSupport
 import Testing
 
 /// Runs `corpus/rules/expressions/*.txt` with the test regex engine; `regex.txt` needs RE2
