@@ -45,12 +45,26 @@ final class CompiledExpression: Sendable {
     /// `base.child(…)….method(literals)` fused: the keys below the base, the evaluation steps the
     /// unfused form takes, and that form, run instead when the steps could reach the limit (so
     /// the limit error and its span stay exact) and shown by explanations.
-    struct NodeRead: Sendable {
+    final class NodeRead: Sendable {
         let base: Variable
         let keys: [String]
         let call: Call
         let steps: Int
         let unfused: CompiledExpression
+
+        init(base: Variable, keys: [String], call: Call, steps: Int, unfused: CompiledExpression) {
+            self.base = base
+            self.keys = keys
+            self.call = call
+            self.steps = steps
+            self.unfused = unfused
+        }
+    }
+
+    /// The operations most rules are made of, as a plain tag: the evaluator reads their operands
+    /// from stored properties instead of copying ``op`` (a multi-payload enum) on every visit.
+    enum Common: UInt8, Sendable {
+        case literal, and, or, not, binary, nodeRead, auth, now, other
     }
 
     /// A method call: the method, its name for messages, and the keys of literal path
@@ -87,10 +101,38 @@ final class CompiledExpression: Sendable {
     let op: Op
     /// The node's bytes in the expression string.
     let span: SourceSpan
+    /// ``op`` when it is a common operation, else `other`.
+    let common: Common
+    // INVARIANT: set as `common` needs them: the operands of `and`, `or`, `binary` (both) and
+    // `not` (first); the value of `literal`; the operator of `binary`; the read of `nodeRead`.
+    let first: CompiledExpression?
+    let second: CompiledExpression?
+    let literal: RValue
+    let binaryOperator: BinaryOperator
+    let read: NodeRead?
 
     init(_ op: Op, span: SourceSpan) {
         self.op = op
         self.span = span
+        var common = Common.other, first: CompiledExpression?, second: CompiledExpression?
+        var literal = RValue.null, binaryOperator = BinaryOperator.or, read: NodeRead?
+        switch op {
+        case .literal(let value): common = .literal; literal = value
+        case .and(let l, let r): common = .and; first = l; second = r
+        case .or(let l, let r): common = .or; first = l; second = r
+        case .not(let o): common = .not; first = o
+        case .binary(let o, let l, let r): common = .binary; binaryOperator = o; first = l; second = r
+        case .nodeRead(let r): common = .nodeRead; read = r
+        case .variable(.auth): common = .auth
+        case .variable(.now): common = .now
+        default: break
+        }
+        self.common = common
+        self.first = first
+        self.second = second
+        self.literal = literal
+        self.binaryOperator = binaryOperator
+        self.read = read
     }
 
     /// Compiles a checked expression; recursion is bounded by the parser's `maxExpressionDepth`.

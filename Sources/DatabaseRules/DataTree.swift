@@ -128,13 +128,13 @@ public enum DataTree {
     ///   - json: the value; `{".sv": "timestamp"}` becomes `now`, `{".sv": {"increment": n}}`
     ///     the stored number plus `n`; `.value`/`.priority` set value and priority; arrays
     ///     become objects keyed `0`, `1`, …; `null` and `{}` mean no node.
-    ///   - existing: the stored node at the same place (for `increment`).
+    ///   - existing: the stored node at the same place (for `increment`; looked up only then).
     ///   - now: the operation's time in milliseconds.
     ///   - path: where the value goes, for messages.
     ///   - budget: nodes still allowed (``DatabaseLimits/maxWrittenNodes``).
     ///   - depth: levels still allowed (``DatabaseLimits/maxNestingDepth``).
     /// - Throws: ``DataError`` for invalid keys, server values or priorities, or a limit.
-    public static func node(from json: JSONValue, existing: DataNode?, now: Double, path: @autoclosure () -> String,
+    public static func node(from json: JSONValue, existing: @autoclosure () -> DataNode?, now: Double, path: @autoclosure () -> String,
                             budget: inout Int, depth: Int = 64) throws(DataError) -> DataNode? {
         budget -= 1
         guard budget >= 0, depth > 0 else {
@@ -148,7 +148,7 @@ public enum DataTree {
         case .array(let items):
             var object: [String: JSONValue] = [:]
             for (index, item) in items.enumerated() { object[String(index)] = item }
-            return try node(from: .object(object), existing: existing, now: now, path: path(), budget: &budget, depth: depth)
+            return try node(from: .object(object), existing: existing(), now: now, path: path(), budget: &budget, depth: depth)
         case .object(let members):
             // Only keys starting with `.` have a meaning of their own: skip the lookups without one.
             let hasDotKey = members.keys.contains { $0.utf8.first == UInt8(ascii: ".") }
@@ -156,7 +156,7 @@ public enum DataTree {
                 guard members.count == 1 else {
                     throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path())` must be the only member of its object")
                 }
-                return .leaf(try serverValue(server, existing: existing, now: now, path: path()), priority: nil)
+                return .leaf(try serverValue(server, existing: existing(), now: now, path: path()), priority: nil)
             }
             var priority: DataPrimitive?
             if hasDotKey, let p = members[".priority"] {
@@ -175,7 +175,7 @@ public enum DataTree {
                 case .object, .array:
                     throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path())` must be a primitive")
                 default:
-                    guard let leaf = try node(from: value, existing: existing, now: now, path: path(), budget: &budget, depth: depth - 1) else { return nil }
+                    guard let leaf = try node(from: value, existing: existing(), now: now, path: path(), budget: &budget, depth: depth - 1) else { return nil }
                     if case .leaf(let v, _) = leaf { return .leaf(v, priority: priority) }
                     return leaf
                 }
@@ -196,7 +196,7 @@ public enum DataTree {
                 case .null: continue
                 default:
                     // The path is built only when a message needs it.
-                    if let converted = try node(from: child, existing: existing?.child(key), now: now,
+                    if let converted = try node(from: child, existing: existing()?.child(key), now: now,
                                                 path: path() == "/" ? "/" + key : path() + "/" + key, budget: &budget, depth: depth - 1) {
                         children[key] = converted
                     }
@@ -210,12 +210,12 @@ public enum DataTree {
         }
     }
 
-    static func serverValue(_ value: JSONValue, existing: DataNode?, now: Double, path: @autoclosure () -> String) throws(DataError) -> DataPrimitive {
+    static func serverValue(_ value: JSONValue, existing: @autoclosure () -> DataNode?, now: Double, path: @autoclosure () -> String) throws(DataError) -> DataPrimitive {
         switch value {
         case .string("timestamp"): return .number(now)
         case .object(let op) where op.count == 1:
             if case .number(let delta)? = op["increment"] {
-                if case .leaf(.number(let stored), _)? = existing { return .number(stored + delta) }
+                if case .leaf(.number(let stored), _)? = existing() { return .number(stored + delta) }
                 return .number(delta)
             }
         default: break

@@ -159,13 +159,16 @@ final class RequestState: @unchecked Sendable {
     var newRoot: DataNode?
     let now: Double
     let query: DatabaseQuery
+    /// Bindings given outright (one expression evaluated on its own); rules bind by wildcard.
+    let givenBindings: [String: String]
 
-    init(auth: RValue, oldRoot: DataNode?, newRoot: DataNode?, now: Double, query: DatabaseQuery) {
+    init(auth: RValue, oldRoot: DataNode?, newRoot: DataNode?, now: Double, query: DatabaseQuery, givenBindings: [String: String] = [:]) {
         self.auth = auth
         self.oldRoot = oldRoot
         self.newRoot = newRoot
         self.now = now
         self.query = query
+        self.givenBindings = givenBindings
     }
 }
 
@@ -175,8 +178,6 @@ struct RuleContext {
     var location: [String]
     /// The rule's `$` wildcards and their depth in `location`.
     var wildcards: [(name: String, depth: Int)] = []
-    /// Bindings given outright (one expression evaluated on its own).
-    var givenBindings: [String: String] = [:]
     /// The old and new nodes at `location`, when the caller already has them.
     var oldNode: DataNode??
     var newNode: DataNode??
@@ -190,7 +191,7 @@ struct RuleContext {
     /// The key bound to `name`.
     func binding(_ name: String) -> String? {
         for wildcard in wildcards where wildcard.name == name && wildcard.depth < location.count { return location[wildcard.depth] }
-        return givenBindings.isEmpty ? nil : givenBindings[name]
+        return state.givenBindings.isEmpty ? nil : state.givenBindings[name]
     }
 }
 
@@ -240,6 +241,33 @@ struct Evaluator {
         steps += 1
         guard steps <= stepLimit else {
             throw EvalError(code: DatabaseCode.stepLimit, message: "rule took more than \(stepLimit) evaluation steps", span: expr.span)
+        }
+        // The common operations, from stored operands (see `CompiledExpression.Common`); each
+        // does what its case below does.
+        switch expr.common {
+        case .literal: return expr.literal
+        case .auth: return context.auth
+        case .now: return .number(context.now)
+        case .and:
+            guard let lhs = expr.first, let rhs = expr.second else { break }
+            guard try recordedBoolean(lhs) else { return .bool(false) }
+            return .bool(try recordedBoolean(rhs))
+        case .or:
+            guard let lhs = expr.first, let rhs = expr.second else { break }
+            if try recordedBoolean(lhs) { return .bool(true) }
+            return .bool(try recordedBoolean(rhs))
+        case .not:
+            guard let operand = expr.first else { break }
+            return .bool(!(try recordedBoolean(operand)))
+        case .binary:
+            guard let lhsExpr = expr.first, let rhsExpr = expr.second else { break }
+            let lhs = try eval(lhsExpr)
+            let rhs = try eval(rhsExpr)
+            return try binary(expr.binaryOperator, lhs, rhs, expr.span)
+        case .nodeRead:
+            guard let read = expr.read else { break }
+            return try nodeRead(read)
+        case .other: break
         }
         switch expr.op {
         case .literal(let value): return value
@@ -302,13 +330,7 @@ struct Evaluator {
                 throw EvalError(code: DatabaseCode.regexFailure, message: "regular expression failed: \(error.message)", span: expr.span)
             }
         case .nodeRead(let read):
-            guard steps - 1 + read.steps <= stepLimit else {
-                steps -= 1
-                return try eval(read.unfused)
-            }
-            steps += read.steps - 1
-            let base = baseNode(read.base)
-            return Self.read(read.call, of: read.keys.isEmpty ? base : DataTree.node(base, at: read.keys))
+            return try nodeRead(read)
         case .call(let receiverExpr, let call, let argumentExprs):
             let receiver = try eval(receiverExpr)
             var arguments: [RValue] = []
@@ -338,6 +360,17 @@ struct Evaluator {
         case .ternary(let condition, let then, let otherwise):
             return try boolean(condition) ? try eval(then) : try eval(otherwise)
         }
+    }
+
+    /// A fused node read (its node was counted as one step already).
+    mutating func nodeRead(_ read: CompiledExpression.NodeRead) throws(EvalError) -> RValue {
+        guard steps - 1 + read.steps <= stepLimit else {
+            steps -= 1
+            return try eval(read.unfused)
+        }
+        steps += read.steps - 1
+        let base = baseNode(read.base)
+        return Self.read(read.call, of: read.keys.isEmpty ? base : DataTree.node(base, at: read.keys))
     }
 
     /// The node `root`, `data` or `newData` points at (the last two resolved once per rule).
@@ -611,8 +644,9 @@ extension DatabaseRulesCompiler {
                                 limits: DatabaseLimits = .default) -> RuleOutcome {
         let compiled = CompiledExpression(expression, regexEngine: regexEngine)
         let state = RequestState(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
-                                 newRoot: environment.newRoot, now: environment.now, query: environment.query)
-        let context = RuleContext(state: state, location: environment.location, givenBindings: environment.bindings)
+                                 newRoot: environment.newRoot, now: environment.now, query: environment.query,
+                                 givenBindings: environment.bindings)
+        let context = RuleContext(state: state, location: environment.location)
         var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)
         do {
             return .value(try evaluator.boolean(compiled))

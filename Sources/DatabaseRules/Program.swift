@@ -243,15 +243,16 @@ public struct DatabaseProgram: Sendable {
             evaluation.outcome = .value(value)
         case (.expression, let expr?):
             var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: coverage)
-            evaluator.rulePath = rule.rulePath
+            if coverage != nil { evaluator.rulePath = rule.rulePath }
             do {
                 evaluation.outcome = .value(try evaluator.recordedBoolean(expr))
             } catch {
                 evaluation.outcome = .error(code: error.code, message: error.message)
             }
             if explain, evaluation.outcome != .value(true) {
-                var explainer = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)
-                evaluation.blame = explainer.blame(expr, rule: rule)
+                // The same context (its node caches hold what a fresh one would compute), uncounted.
+                evaluator.coverage = nil
+                evaluation.blame = evaluator.blame(expr, rule: rule)
             }
         case (.expression, nil):
             // INVARIANT: every expression rule is compiled with its rule.
