@@ -76,17 +76,30 @@ public enum DataTree {
         var keys: [String] = []
         keys.reserveCapacity(4)
         var text = path
+        // Whether some key may be invalid: a byte keys may not hold, or a key that is too long.
+        var suspect = false
         text.withUTF8 { bytes in
             var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if index > start { keys.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
+            for index in 0...bytes.count {
+                if index < bytes.count {
+                    switch bytes[index] {
+                    case UInt8(ascii: "/"): break
+                    case UInt8(ascii: "."), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "["), UInt8(ascii: "]"), 0x00...0x1F, 0x7F:
+                        suspect = true; continue
+                    default: continue
+                    }
+                }
+                if index > start {
+                    suspect = suspect || index - start > DatabaseLimits.maxKeyBytes
+                    keys.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                }
                 start = index + 1
             }
         }
         guard keys.count < DatabaseLimits.maxPathDepth else {
             throw DataError(code: DatabaseCode.pathTooDeep, message: "path `\(path)` has \(keys.count) levels; paths must be shallower than \(DatabaseLimits.maxPathDepth)")
         }
-        for key in keys {
+        for key in keys where suspect {
             if let bad = invalidKeyCharacter(key, allowLeadingDollar: false) {
                 throw DataError(code: DatabaseCode.invalidPathKey, message: "path `\(path)` has key `\(key)` containing \(describeCharacter(bad))")
             }

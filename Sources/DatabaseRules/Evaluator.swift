@@ -210,7 +210,7 @@ struct Evaluator {
     var coverage: DatabaseCoverage?
     var rulePath = ""
 
-    init(stepLimit: Int, context: RuleContext, coverage: DatabaseCoverage?) {
+    init(stepLimit: Int, context: consuming RuleContext, coverage: DatabaseCoverage?) {
         self.stepLimit = stepLimit
         self.context = context
         self.coverage = coverage
@@ -222,6 +222,15 @@ struct Evaluator {
             throw EvalError(code: DatabaseCode.resultNotBoolean, message: "expected a boolean, found \(value.typeName)", span: expr.span)
         }
         return b
+    }
+
+    /// A rule's result: its boolean, or the error that made it false.
+    mutating func outcome(_ expr: CompiledExpression) -> RuleOutcome {
+        do {
+            return .value(try recordedBoolean(expr))
+        } catch {
+            return .error(code: error.code, message: error.message)
+        }
     }
 
     /// `boolean(expr)`, counted in the coverage when there is one.

@@ -236,7 +236,7 @@ public struct DatabaseProgram: Sendable {
     }
 
     /// Evaluates one rule; errors and non-booleans are recorded, never thrown.
-    func run(_ rule: Rule, context: RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
+    func run(_ rule: Rule, context: consuming RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
         let evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, outcome: .value(false))
         switch (rule.body, rule.compiled) {
         case (.constant(let value), _):
@@ -244,11 +244,7 @@ public struct DatabaseProgram: Sendable {
         case (.expression, let expr?):
             var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: coverage)
             if coverage != nil { evaluator.rulePath = rule.rulePath }
-            do {
-                evaluation.outcome = .value(try evaluator.recordedBoolean(expr))
-            } catch {
-                evaluation.outcome = .error(code: error.code, message: error.message)
-            }
+            evaluation.outcome = evaluator.outcome(expr)
             if explain, evaluation.outcome != .value(true) {
                 // The same context (its node caches hold what a fresh one would compute), uncounted.
                 evaluator.coverage = nil
