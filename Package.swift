@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // RulesKit: one source of truth for sign-up input validation and Firebase-style data-access rules.
 import PackageDescription
 
@@ -28,6 +28,13 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The HTTP service (`validate serve`). Hummingbird's default traits pull in
+        // swift-configuration, which the service does not use.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)
@@ -70,6 +77,20 @@ let package = Package(
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
+        // The validators as batch-engine checkers, shared by the CLI and the service.
+        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation"]),
+        // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
+        .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
+        // The HTTP/JSON service behind `validate serve`.
+        .target(name: "RulesService", dependencies: [
+            "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
+            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         // The timing loop of the rules benchmarks.
@@ -80,6 +101,8 @@ let package = Package(
         ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
+            "FieldCheckers", "ClaimStoreLocations", "RulesService",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
@@ -148,6 +171,11 @@ let package = Package(
         ]),
         .testTarget(name: "RulesKitTests", dependencies: [
             "RulesKit", "Availability", "ClaimStoreTesting",
+        ]),
+        .testTarget(name: "RulesServiceTests", dependencies: [
+            "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "PostgresClaimsTests", dependencies: [
             "PostgresClaims", "Availability", "ClaimStoreTesting",

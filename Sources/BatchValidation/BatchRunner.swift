@@ -465,12 +465,9 @@ private struct ChunkPass {
     private mutating func check(_ fields: DecodedFields) -> Verdict {
         // INVARIANT: line records were scanned whole; decoded fields may still be empty or hold
         // an escaped NUL.
-        if let damage = InputDamage.scanDecoded(fields.value) { return emit(.damaged(damage), nil) }
-        let recordContext = fields.context.filled(from: context.fixed)
-        if let confirmation = fields.confirmation {
-            return emit(.checked(context.checker.check(fields.value, context: recordContext, confirmation: confirmation, detail: detail)), fields.value)
-        }
-        return emit(.checked(context.checker.check(fields.value, context: recordContext, detail: detail)), fields.value)
+        let verdict = fields.verdict(checker: context.checker, fixed: context.fixed, detail: detail)
+        if case .damaged = verdict { return emit(verdict, nil) }
+        return emit(verdict, fields.value)
     }
 
     /// Writes a valid-as-is record: JSONL is staged first, the rest goes straight out.
@@ -529,6 +526,19 @@ private struct ChunkPass {
             appendScratch()
         }
         return verdict
+    }
+}
+
+extension DecodedFields {
+    /// The verdict on a field decoded from a record (or given on its own): damaged when empty
+    /// or holding a NUL, else what `checker` says with the record's context filled from `fixed`.
+    func verdict(checker: any FieldChecker, fixed: RecordContext, detail: OutcomeDetail) -> Verdict {
+        if let damage = InputDamage.scanDecoded(value) { return .damaged(damage) }
+        let recordContext = context.filled(from: fixed)
+        if let confirmation {
+            return .checked(checker.check(value, context: recordContext, confirmation: confirmation, detail: detail))
+        }
+        return .checked(checker.check(value, context: recordContext, detail: detail))
     }
 }
 

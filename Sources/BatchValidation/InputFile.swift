@@ -46,7 +46,7 @@ public struct InputSpec: Sendable, Hashable {
 }
 
 /// An open input read with large `read(2)` calls straight into the caller's buffer.
-final class InputFile {
+final class InputFile: RecordSource {
     let name: String
     /// Total size in bytes when the input is a regular file (drives the progress bar).
     let regularFileSize: Int?
@@ -103,5 +103,9 @@ final class InputFile {
         buffer.removeLast(count - got)
         bytesRead += got
         return got
+    }
+
+    func readAvailable(into buffer: inout [UInt8], count: Int) throws(InputError) -> Int? {
+        try read(into: &buffer, count: count)
     }
 }

@@ -50,13 +50,25 @@ struct RecordChunk: Sendable {
     var recordCount: Int { unframedLines > 0 ? unframedLines : records.count }
 }
 
+/// Where a ``RecordChunker`` reads its bytes: a file or stdin (``InputFile``), or bytes pushed
+/// to it piece by piece (``PushedInput``, an HTTP request body).
+protocol RecordSource: AnyObject {
+    /// Appends up to `count` bytes to `buffer`; returns how many were appended (0 at the end of
+    /// the input), or nil when the source has no bytes yet but more will come.
+    func readAvailable(into buffer: inout [UInt8], count: Int) throws(InputError) -> Int?
+}
+
 /// Splits an input into chunks of records, streaming: memory stays bounded by the chunk size
 /// plus one record, however large the input.
 ///
 /// A record longer than `maxRecordBytes` is reported as ``InputDamage/tooLong(limit:)`` and
 /// its remaining bytes are skipped up to the next line feed without being kept.
+///
+/// With a source that can run dry (``RecordSource/readAvailable(into:count:)`` returning nil),
+/// ``next()`` returns nil early, keeping the partial record; call it again once the source has
+/// more. Only a source at its end makes the partial last record a record.
 final class RecordChunker {
-    let input: InputFile
+    let input: any RecordSource
     let framing: Framing
     let maxRecordBytes: Int
     let chunkBytes: Int
@@ -70,7 +82,7 @@ final class RecordChunker {
     private var skipping = false
     private var nextNumber = 1
 
-    init(input: InputFile, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 128 * 1024, maxRecordsPerChunk: Int = 16384) {
+    init(input: any RecordSource, framing: Framing, maxRecordBytes: Int, chunkBytes: Int = 128 * 1024, maxRecordsPerChunk: Int = 16384) {
         self.input = input
         self.framing = framing
         self.maxRecordBytes = max(1, maxRecordBytes)
@@ -92,7 +104,9 @@ final class RecordChunker {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: carry)
         carry.removeAll(keepingCapacity: true)
-        while buffer.count < chunkBytes && !atEnd { try fill(&buffer) }
+        while buffer.count < chunkBytes && !atEnd {
+            guard try fill(&buffer) else { break }
+        }
         guard var cut = buffer.withUnsafeBytes({ $0.lastIndex(of: 0x0A) }).map({ $0 + 1 }) else {
             carry = buffer
             return nil
@@ -139,7 +153,7 @@ final class RecordChunker {
                 } else {
                     buffer.removeSubrange(start...)
                     if atEnd { skipping = false; break }
-                    try fill(&buffer)
+                    guard try fill(&buffer) else { break }
                 }
                 continue
             }
@@ -172,7 +186,7 @@ final class RecordChunker {
                 break
             }
             if !records.isEmpty && buffer.count >= chunkBytes { break }
-            try fill(&buffer)
+            guard try fill(&buffer) else { break }
         }
 
         if start < buffer.count {
@@ -193,12 +207,18 @@ final class RecordChunker {
     }
 
     /// Reads the next block; drops a UTF-8 byte order mark at the very start of the input.
-    private func fill(_ buffer: inout [UInt8]) throws(InputError) {
-        if try input.read(into: &buffer, count: chunkBytes) == 0 { atEnd = true }
-        if atStart, buffer.count >= 3 || atEnd {
+    /// Returns false when the source has nothing yet (a pushed input waiting for more).
+    private func fill(_ buffer: inout [UInt8]) throws(InputError) -> Bool {
+        guard let got = try input.readAvailable(into: &buffer, count: chunkBytes) else { return false }
+        if got == 0 { atEnd = true }
+        // Decided once the start can no longer become a byte order mark (a pushed input may
+        // arrive a byte at a time).
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if atStart, buffer.count >= 3 || atEnd || !byteOrderMark.starts(with: buffer) {
             atStart = false
-            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
+            if buffer.starts(with: byteOrderMark) { buffer.removeFirst(3) }
         }
+        return true
     }
 
     /// A record ending before `end` (the terminator's index), with a trailing CR dropped.

@@ -31,15 +31,20 @@ public struct FieldSelection: Sendable, Hashable {
     /// Where each record's password confirmation is (`--confirm-field`); checkers receive it
     /// through ``FieldChecker/check(_:context:confirmation:detail:)``.
     public var confirmation: FieldSelector?
+    /// Whether a JSONL record without a context or confirmation field is damaged
+    /// (`input.missing-field`, as the CLI's `--username-field` … `--confirm-field` require) or
+    /// simply has none (the HTTP API, where they are optional members).
+    public var contextRequired: Bool
 
     /// Creates a selection.
     public init(value: FieldSelector? = nil, username: FieldSelector? = nil, email: FieldSelector? = nil, appName: FieldSelector? = nil,
-                confirmation: FieldSelector? = nil) {
+                confirmation: FieldSelector? = nil, contextRequired: Bool = true) {
         self.value = value
         self.username = username
         self.email = email
         self.appName = appName
         self.confirmation = confirmation
+        self.contextRequired = contextRequired
     }
 
     var hasContextFields: Bool { username != nil || email != nil || appName != nil || confirmation != nil }
@@ -126,6 +131,7 @@ struct RecordDecoder: Sendable {
                 switch object.value(at: name) {
                 case let .string(found)?: return .success(String(validating: found, as: UTF8.self))
                 case .null?: return .success(nil)
+                case nil where !selection.contextRequired: return .success(nil)
                 case nil: return .failure(.missingField(name))
                 default: return .failure(.notAString(name))
                 }
@@ -140,6 +146,7 @@ struct RecordDecoder: Sendable {
                 // Unlike context fields, a null confirmation is not "none given": it cannot match.
                 switch object.value(at: name) {
                 case let .string(found)?: confirmation = String(decoding: found, as: UTF8.self)
+                case nil where !selection.contextRequired: break
                 case nil: return .failure(.missingField(name))
                 default: return .failure(.notAString(name))
                 }

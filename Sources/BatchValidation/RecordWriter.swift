@@ -96,20 +96,35 @@ struct RecordWriter: Sendable {
         let violations: [FieldViolation]
         var normalized: String?
         var key: String?
-        switch verdict {
-        case let .damaged(damage):
-            violations = [FieldViolation(code: damage.code, rule: damage.code, message: damage.message)]
-        case let .checked(outcome):
-            violations = outcome.violations
-            normalized = options.isSecret ? nil : outcome.normalized
-            key = options.isSecret ? nil : outcome.key
-        }
+        (violations, normalized, key) = shown(verdict)
         switch options.format {
         case .jsonl: jsonl(prefix, number, verdict.isValid, violations, normalized, key, &rendered, &out)
         case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
         case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
         case .summary, .summaryJSON: break
         }
+    }
+
+    /// What a record shows of a verdict: its violations (a damaged record's one), and the
+    /// normalized value and key unless the field is secret.
+    private func shown(_ verdict: Verdict) -> (violations: [FieldViolation], normalized: String?, key: String?) {
+        switch verdict {
+        case let .damaged(damage):
+            ([FieldViolation(code: damage.code, rule: damage.code, message: damage.message)], nil, nil)
+        case let .checked(outcome):
+            (outcome.violations, options.isSecret ? nil : outcome.normalized, options.isSecret ? nil : outcome.key)
+        }
+    }
+
+    /// The JSONL record of `verdict` without its `"record"` (and `"file"`) member and without the
+    /// line feed: `{"valid", "errors", "normalized"?, "key"?}`, as one JSON object.
+    func object(_ verdict: Verdict) -> [UInt8] {
+        let (violations, normalized, key) = shown(verdict)
+        var rendered = RenderedViolations()
+        var out: [UInt8] = []
+        jsonl(nil, 0, verdict.isValid, violations, normalized, key, &rendered, &out)
+        out.removeLast()
+        return out
     }
 
     /// True when valid-as-is records are JSONL written straight from the bytes
@@ -181,15 +196,21 @@ struct RecordWriter: Sendable {
 
     // MARK: - Per-record formats
 
-    private func jsonl(_ prefix: [UInt8], _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
+    /// One JSONL record: `prefix` and `number`, or, with no prefix, the object without them.
+    private func jsonl(_ prefix: [UInt8]?, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
                        _ normalized: String?, _ key: String?, _ rendered: inout RenderedViolations, _ out: inout [UInt8]) {
-        var capacity = prefix.count + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
+        var capacity = (prefix?.count ?? 0) + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
         for violation in violations { capacity += rendered.size(violation) + 2 }
         // One copy into `out` for the whole record.
         out.appendWritten(capacity: capacity) { cursor in
-            prefix.withUnsafeBytes { cursor.write($0) }
-            cursor.writeDecimal(number)
-            cursor.write(valid ? #", "valid": true, "errors": ["# : #", "valid": false, "errors": ["#)
+            if let prefix {
+                prefix.withUnsafeBytes { cursor.write($0) }
+                cursor.writeDecimal(number)
+                cursor.write(", ")
+            } else {
+                cursor.write(UInt8(ascii: "{"))
+            }
+            cursor.write(valid ? #""valid": true, "errors": ["# : #""valid": false, "errors": ["#)
             for (index, violation) in violations.enumerated() {
                 if index > 0 { cursor.write(", ") }
                 rendered.write(violation, into: &cursor)

@@ -147,13 +147,23 @@ public enum DatabaseCaseFileLoader {
     ///
     /// - Throws: ``CaseFileError`` at the first problem.
     public static func loadRequest(path: String) throws(CaseFileError) -> DatabaseTestCase {
-        let (source, tree) = try read(path)
+        try decodeRequest(try CaseFileLoader.readText(path), path: path)
+    }
+
+    /// Decodes request text (see ``loadRequest(path:)``); `path` names it in errors.
+    ///
+    /// - Throws: ``CaseFileError`` at the first problem.
+    public static func decodeRequest(_ text: String, path: String) throws(CaseFileError) -> DatabaseTestCase {
+        let (source, tree) = try parse(text, path: path)
         var decoder = DatabaseCaseDecoder(source: source)
         return try decoder.testCase(tree, index: 0, named: false)
     }
 
     static func read(_ path: String) throws(CaseFileError) -> (SourceFile, JSONNode) {
-        let text = try CaseFileLoader.readText(path)
+        try parse(try CaseFileLoader.readText(path), path: path)
+    }
+
+    private static func parse(_ text: String, path: String) throws(CaseFileError) -> (SourceFile, JSONNode) {
         let source = SourceFile(name: path, text: text)
         do {
             return (source, try LenientJSONReader.parse(source))

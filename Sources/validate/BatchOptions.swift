@@ -1,6 +1,7 @@
 // The options every field subcommand shares, and the run that turns them into a batch job.
 import ArgumentParser
 import BatchValidation
+import FieldCheckers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -109,17 +110,4 @@ private func sameFile(_ first: String, _ second: String) -> Bool {
     var a = stat(), b = stat()
     guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino
-}
-
-/// The kinds of field `validate` checks.
-enum FieldKind: Sendable, CustomStringConvertible {
-    case email, password, displayName
-
-    var description: String {
-        switch self {
-        case .email: "email"
-        case .password: "password"
-        case .displayName: "display-name"
-        }
-    }
 }

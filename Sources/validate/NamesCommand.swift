@@ -4,6 +4,7 @@
 // 64 usage.
 import ArgumentParser
 import Availability
+import ClaimStoreLocations
 import Diagnostics
 import Foundation
 import PostgresClaims
@@ -211,12 +212,12 @@ struct NamesOptions: ParsableArguments {
         let status: Int32 = waitFor {
             let opened: any ClaimStore
             do throws(ClaimStoreError) {
-                opened = try await Self.open(spec, connectTimeout: timeout)
+                opened = try await ClaimStoreLocation.open(spec, connectTimeout: timeout)
             } catch {
                 if error.kind != .badLocation { unopened?(error) }
                 return Self.report(error)
             }
-            defer { (opened as? PostgresClaimStore)?.shutdown() }
+            defer { ClaimStoreLocation.close(opened) }
             do {
                 return try await body(opened)
             } catch {
@@ -224,32 +225,6 @@ struct NamesOptions: ParsableArguments {
             }
         }
         if status != 0 { throw ExitCode(status) }
-    }
-
-    /// Opens `sqlite:PATH` or `postgres://…`.
-    static func open(_ spec: String, connectTimeout: Duration) async throws(ClaimStoreError) -> any ClaimStore {
-        let policy: AppDisplayNamePolicy
-        do {
-            policy = try AppDisplayNamePolicy()
-        } catch {
-            throw ClaimStoreError(.failed, "the shipped display-name rules do not load: \(error); please report it")
-        }
-        if spec.hasPrefix("sqlite:") {
-            let path = String(spec.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ClaimStoreError(.badLocation, "`sqlite:` needs a file path, e.g. sqlite:./names.sqlite") }
-            return try SQLiteClaimStore(path: path, policy: policy)
-        }
-        if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
-            let store = PostgresClaimStore(location: try PostgresLocation(url: spec), policy: policy, connectTimeout: connectTimeout)
-            do {
-                try await store.prepare()
-            } catch {
-                store.shutdown()
-                throw error
-            }
-            return store
-        }
-        throw ClaimStoreError(.badLocation, "unknown store `\(spec.prefix(while: { $0 != ":" }))`; use sqlite:PATH or postgres://…")
     }
 
     /// Prints a store error (never a password: locations print without it) and picks the exit
@@ -338,7 +313,7 @@ enum BatchRecord {
 }
 
 /// Runs async work from a synchronous command (the root command is synchronous) and waits.
-private func waitFor(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+func waitFor(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
     let box = StatusBox()
     let done = DispatchSemaphore(value: 0)
     Task {

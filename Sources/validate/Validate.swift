@@ -15,5 +15,6 @@ struct Validate: ParsableCommand {
             RulesCommand.self,
             NamesCommand.self,
             CorpusCommand.self,
+            ServeCommand.self,
         ])
 }

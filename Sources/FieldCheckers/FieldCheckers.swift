@@ -1,20 +1,40 @@
-// Connects the FieldValidation validators to the batch engine: one FieldChecker per kind.
+// FieldCheckers: connects the FieldValidation validators to the batch engine, one FieldChecker
+// per kind of field, for the CLI and the HTTP service alike.
+// Does not own: what makes a field valid (FieldValidation) or how records are read and written
+// (BatchValidation).
 import BatchValidation
 import FieldValidation
 
+/// The kinds of field `validate` checks.
+public enum FieldKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    case email
+    case password
+    case displayName = "display-name"
+
+    /// The name on the command line and in URLs: `email`, `password`, `display-name`.
+    public var description: String { rawValue }
+
+    /// How records of this kind are written as JSONL: passwords are never shown, display names
+    /// carry their uniqueness key.
+    public var jsonlWriter: WriterOptions {
+        WriterOptions(format: .jsonl, isSecret: self == .password, includesKey: self == .displayName)
+    }
+}
+
 /// A validator that cannot be set up (rule packs unreadable or invalid): exit status 2.
-struct CheckerSetupError: Error, CustomStringConvertible {
-    var description: String
+public struct CheckerSetupError: Error, CustomStringConvertible {
+    /// The rendered rule-pack diagnostics.
+    public var description: String
 }
 
 /// Builds the checker for a kind of field.
-enum FieldCheckers {
+public enum FieldCheckers {
     /// - Parameters:
     ///   - kind: which validator.
     ///   - rulesDirectory: `--rules DIR`, loaded on top of the shipped packs.
     ///   - appName: the app's name (reserved as a display name).
     /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
-    static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> any FieldChecker {
+    public static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> any FieldChecker {
         do throws(RulePackError) {
             let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
             switch kind {
@@ -33,10 +53,10 @@ enum FieldCheckers {
 
 /// Display names: the byte entry point decides valid ASCII names without allocating; the
 /// normalized value and key are filled in only when the output shows them.
-struct DisplayNameChecker: FieldChecker {
-    let validator: DisplayNameValidator
+public struct DisplayNameChecker: FieldChecker {
+    public let validator: DisplayNameValidator
 
-    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         var outcome = FieldOutcome(violations: validator.violations(utf8: value))
         if detail == .full, outcome.isValid {
             let name = String(decoding: value, as: UTF8.self)
@@ -46,29 +66,29 @@ struct DisplayNameChecker: FieldChecker {
         return outcome
     }
 
-    func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
+    public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
         validator.isValidAsIs(utf8: value)
     }
 
-    var validAsIsArePlainASCII: Bool { validator.validAsIsArePlainASCII }
+    public var validAsIsArePlainASCII: Bool { validator.validAsIsArePlainASCII }
 
-    var indexedRules: [IndexedRule] { validator.indexedRules }
+    public var indexedRules: [IndexedRule] { validator.indexedRules }
 
-    func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
+    public func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
         validator.violatedRules(utf8: value)
     }
 
-    func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
+    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         validator.scanLines(lines, skippingValid: skippingValid, visit)
     }
 }
 
 /// Email addresses: `normalized` is the NFC local part and lowercased domain, built only when
 /// the output shows it.
-struct EmailChecker: FieldChecker {
-    let validator: EmailValidator
+public struct EmailChecker: FieldChecker {
+    public let validator: EmailValidator
 
-    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         guard detail == .full else { return FieldOutcome(violations: validator.violations(utf8: value)) }
         let result = validator.validate(utf8: value)
         return FieldOutcome(violations: result.violations, normalized: result.normalized)
@@ -76,15 +96,15 @@ struct EmailChecker: FieldChecker {
 }
 
 /// Passwords: only violations leave this checker, never the password or a normalized form.
-struct PasswordChecker: FieldChecker {
-    let validator: PasswordValidator
+public struct PasswordChecker: FieldChecker {
+    public let validator: PasswordValidator
 
-    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value, context: context)
         return FieldOutcome(violations: result.violations)
     }
 
-    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value, context: context, confirmation: confirmation)
         return FieldOutcome(violations: result.violations)
     }

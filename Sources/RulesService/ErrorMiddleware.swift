@@ -1,0 +1,38 @@
+import Availability
+import Hummingbird
+import Logging
+
+/// Turns every error a route throws into `{"error": {"code", "message"}}` with its status:
+/// the service's own (``ServiceError``), a store that cannot answer (503), Hummingbird's (404,
+/// 405, 413, …), and anything else as a 500 that says nothing about the request.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return try Self.serviceError(for: error, logger: context.logger).response(from: request, context: context)
+        }
+    }
+
+    /// The ``ServiceError`` an error is answered with.
+    static func serviceError(for error: any Error, logger: Logger) -> ServiceError {
+        switch error {
+        case let error as ServiceError:
+            return error
+        case let error as ClaimStoreError:
+            // Store errors print locations without passwords.
+            logger.error("claims store cannot answer", metadata: ["error": "\(error)"])
+            return .storeDown(error)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return .unknownEndpoint()
+            case .methodNotAllowed: return .methodNotAllowed()
+            case .contentTooLarge: return .bodyTooLarge(limit: nil)
+            default: return ServiceError(error.status, code: "API1902", message: "The request cannot be answered (\(error.status.code)).")
+            }
+        default:
+            logger.error("internal failure", metadata: ["error.type": "\(type(of: error))"])
+            return .internalFailure()
+        }
+    }
+}

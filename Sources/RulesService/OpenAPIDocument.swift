@@ -1,0 +1,550 @@
+// Generated from docs/openapi.yaml by scripts/embed-openapi; do not edit.
+
+/// The service's OpenAPI 3.1 document, served at `GET /openapi.yaml`.
+enum OpenAPIDocument {
+    static let yaml = ##"""
+openapi: 3.1.0
+info:
+  title: RulesKit service
+  version: 1.0.0
+  summary: Sign-up field validation, display-name availability and claims, and security rules decisions.
+  description: |
+    `validate serve` answers over HTTP what RulesKit answers in-process. Every error is
+    `{"error": {"code", "message"}}` with a stable code; messages never quote a password.
+    Request bodies are JSON (`application/json`) except the streamed batch (`application/x-ndjson`).
+    Unknown members of JSON request objects are ignored unless a schema says otherwise.
+    Path parameters are percent-decoded.
+servers:
+  - url: http://127.0.0.1:8080
+paths:
+  /v1/{field}/validate:
+    post:
+      operationId: validateField
+      summary: Check one value.
+      description: |
+        The answer is the CLI's JSONL record without `record`. `normalized` is absent for invalid
+        values and for every password; `key` (the uniqueness key) is given for valid display
+        names only. `context` and `confirmation` matter to passwords only; display names use the
+        server's `--app-name`.
+      parameters:
+        - $ref: '#/components/parameters/Field'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/ValidateRequest'
+      responses:
+        '200':
+          description: The verdict.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ValidationResult'
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/{field}/validate-batch:
+    post:
+      operationId: validateFieldBatch
+      summary: Check a stream of values.
+      description: |
+        The body is NDJSON: one `ValidateRequest` object per line. The response streams one
+        `BatchRow` per line, in order, as soon as each is checked: exactly the CLI's JSONL rows
+        (`validate FIELD --input jsonl --format jsonl`), `record` counting lines from 1. A line
+        that cannot be checked (not JSON, `value` missing or not a string, empty, invalid UTF-8,
+        a NUL, longer than `--max-line-bytes`) gets its row with one `input.*` error; the stream
+        goes on. The body may be of any size: memory stays flat.
+      parameters:
+        - $ref: '#/components/parameters/Field'
+      requestBody:
+        required: true
+        content:
+          application/x-ndjson:
+            schema:
+              type: string
+              description: Lines of `ValidateRequest` JSON objects separated by LF (or CRLF).
+      responses:
+        '200':
+          description: One `BatchRow` JSON object per input line, each ending with LF.
+          content:
+            application/x-ndjson:
+              schema:
+                type: string
+                description: Lines of `BatchRow` JSON objects.
+        '404': {$ref: '#/components/responses/NotFound'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/names/{name}:
+    get:
+      operationId: nameAvailability
+      summary: Whether a display name could be claimed now (advisory; the claim decides).
+      description: |
+        An invalid name is `available: false` with its `DN…` errors, and the store is not
+        asked. A reserved name has `AV1002`; a taken one has no error. Rate-limited per client
+        (`--rate-limit`).
+      parameters:
+        - $ref: '#/components/parameters/Name'
+      responses:
+        '200':
+          description: The answer.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Availability'
+        '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/names/{name}/claim:
+    post:
+      operationId: claimName
+      summary: Claim a display name for the authenticated user (atomic; repeating it succeeds again).
+      security:
+        - bearer: []
+      parameters:
+        - $ref: '#/components/parameters/Name'
+      responses:
+        '200':
+          description: The user holds the name.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Claimed'
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '409': {$ref: '#/components/responses/Conflict'}
+        '422': {$ref: '#/components/responses/InvalidName'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    delete:
+      operationId: releaseName
+      summary: Release a display name the authenticated user holds.
+      security:
+        - bearer: []
+      parameters:
+        - $ref: '#/components/parameters/Name'
+      responses:
+        '200':
+          description: Released.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Released'
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '409': {$ref: '#/components/responses/Conflict'}
+        '422': {$ref: '#/components/responses/InvalidName'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/names/rename:
+    post:
+      operationId: renameName
+      summary: Release `from` and claim `to` for the authenticated user, atomically.
+      security:
+        - bearer: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/RenameRequest'
+      responses:
+        '200':
+          description: The user holds `to`.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Claimed'
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '409': {$ref: '#/components/responses/Conflict'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '422': {$ref: '#/components/responses/InvalidName'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/rules/{ruleset}/decide:
+    post:
+      operationId: decide
+      summary: Decide one request with a loaded ruleset and explain the decision.
+      description: |
+        The body is one case object exactly as in case files (docs/RULES-TESTING.md for
+        Firestore and Storage, docs/DATABASE-RULES.md for the Realtime Database), without
+        `name` and `expect` (both optional). `ruleset` is the stem of a loaded rules file:
+        `firestore`, `storage`, `database`.
+      parameters:
+        - name: ruleset
+          in: path
+          required: true
+          schema:
+            type: string
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              anyOf:
+                - $ref: '#/components/schemas/SecurityCase'
+                - $ref: '#/components/schemas/DatabaseCase'
+      responses:
+        '200':
+          description: The decision.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Decision'
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /healthz:
+    get:
+      operationId: healthz
+      summary: The process is alive.
+      responses:
+        '200':
+          description: Alive.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Status'
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /readyz:
+    get:
+      operationId: readyz
+      summary: The claims store answers.
+      responses:
+        '200':
+          description: Ready.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Status'
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /metrics:
+    get:
+      operationId: metrics
+      summary: Prometheus metrics (requests by route and status, durations).
+      responses:
+        '200':
+          description: The Prometheus text exposition format 0.0.4.
+          content:
+            text/plain:
+              schema:
+                type: string
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /openapi.yaml:
+    get:
+      operationId: openapi
+      summary: This document.
+      responses:
+        '200':
+          description: The OpenAPI document.
+          content:
+            application/yaml:
+              schema:
+                type: string
+        '503': {$ref: '#/components/responses/Unavailable'}
+components:
+  securitySchemes:
+    bearer:
+      type: http
+      scheme: bearer
+      description: |
+        A Firebase ID token (`--jwks FILE --project-id ID`), or `dev:<uid>` with `--dev-auth`.
+  parameters:
+    Field:
+      name: field
+      in: path
+      required: true
+      schema:
+        type: string
+        enum: [email, password, display-name]
+    Name:
+      name: name
+      in: path
+      required: true
+      description: The display name as typed.
+      schema:
+        type: string
+  headers:
+    RetryAfter:
+      description: Seconds to wait before trying again.
+      required: true
+      schema:
+        type: integer
+        minimum: 1
+  responses:
+    BadRequest:
+      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Unauthorized:
+      description: '`API1101` no bearer token; `API1102` the token names no user.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Forbidden:
+      description: '`AV1005` another user holds the name; `AV1007` the security rules refuse the change.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    NotFound:
+      description: '`API1201` unknown field; `API1202` unknown ruleset; `API1203` no such endpoint.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Conflict:
+      description: '`AV1003` the name is taken; `AV1004` nobody holds it; `AV1006` the user already holds another name.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    InvalidName:
+      description: '`AV1001` the name breaks the display-name rules (the message lists how); `AV1002` it is reserved.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    TooLarge:
+      description: '`API1301` the body is larger than `--max-body-bytes`.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    UnsupportedMediaType:
+      description: '`API1401` the body is not sent with the content type the endpoint reads.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    TooManyRequests:
+      description: '`API1501` too many availability lookups from this client; `API1502` every batch stream slot is taken.'
+      headers:
+        Retry-After: {$ref: '#/components/headers/RetryAfter'}
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Unavailable:
+      description: '`AV3001`…`AV3015` the claims store cannot answer; `API1601` the request took longer than `--request-timeout`.'
+      headers:
+        Retry-After: {$ref: '#/components/headers/RetryAfter'}
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+  schemas:
+    Error:
+      type: object
+      required: [error]
+      additionalProperties: false
+      properties:
+        error:
+          type: object
+          required: [code, message]
+          additionalProperties: false
+          properties:
+            code:
+              type: string
+            message:
+              type: string
+    ValidateRequest:
+      type: object
+      required: [value]
+      properties:
+        value:
+          type: string
+        context:
+          type: object
+          description: Password context; each member may be absent or null.
+          properties:
+            username:
+              type: [string, 'null']
+            email:
+              type: [string, 'null']
+            appName:
+              type: [string, 'null']
+        confirmation:
+          type: [string, 'null']
+          description: The password typed a second time; `PW108` when they differ.
+    Violation:
+      type: object
+      required: [code, rule, message]
+      additionalProperties: false
+      properties:
+        code:
+          type: string
+        rule:
+          type: string
+        message:
+          type: string
+    ValidationResult:
+      type: object
+      required: [valid, errors]
+      additionalProperties: false
+      properties:
+        valid:
+          type: boolean
+        errors:
+          type: array
+          items: {$ref: '#/components/schemas/Violation'}
+        normalized:
+          type: string
+        key:
+          type: string
+    BatchRow:
+      description: One line of a `validate-batch` response.
+      type: object
+      required: [record, valid, errors]
+      additionalProperties: false
+      properties:
+        record:
+          type: integer
+          minimum: 1
+        valid:
+          type: boolean
+        errors:
+          type: array
+          items: {$ref: '#/components/schemas/Violation'}
+        normalized:
+          type: string
+        key:
+          type: string
+    Problem:
+      type: object
+      required: [code, message]
+      additionalProperties: false
+      properties:
+        code:
+          type: string
+        message:
+          type: string
+    Availability:
+      type: object
+      required: [name, key, available, errors]
+      additionalProperties: false
+      properties:
+        name:
+          type: string
+        key:
+          type: string
+        available:
+          type: boolean
+        errors:
+          type: array
+          items: {$ref: '#/components/schemas/Problem'}
+    Claimed:
+      type: object
+      required: [name, key, claimed, owner]
+      additionalProperties: false
+      properties:
+        name:
+          type: string
+        key:
+          type: string
+        claimed:
+          const: true
+        owner:
+          type: string
+    Released:
+      type: object
+      required: [name, key, claimed, owner]
+      additionalProperties: false
+      properties:
+        name:
+          type: string
+        key:
+          type: string
+        claimed:
+          const: false
+        owner:
+          type: 'null'
+    RenameRequest:
+      type: object
+      required: [from, to]
+      properties:
+        from:
+          type: string
+        to:
+          type: string
+    SecurityCase:
+      description: A Firestore or Storage case (docs/RULES-TESTING.md); unknown members are ignored.
+      type: object
+      required: [path, method]
+      properties:
+        name:
+          type: string
+        path:
+          type: string
+        method:
+          enum: [get, list, create, update, delete]
+        auth:
+          type: [object, 'null']
+          required: [uid]
+          properties:
+            uid:
+              type: string
+            token:
+              type: object
+        resource: {}
+        requestResource: {}
+        existing:
+          type: object
+        existingAfter:
+          type: object
+        batch:
+          type: array
+          items:
+            type: object
+        query:
+          type: object
+        time:
+          type: string
+        lookupMode:
+          enum: [database, mocks-only]
+        expect:
+          enum: [allow, deny]
+    DatabaseCase:
+      description: A Realtime Database case (docs/DATABASE-RULES.md).
+      type: object
+      required: [path, method]
+      additionalProperties: false
+      properties:
+        name:
+          type: string
+        path:
+          type: string
+        method:
+          enum: [read, set, update]
+        auth: {}
+        data: {}
+        value: {}
+        updates:
+          type: object
+        time:
+          type: number
+        query:
+          type: object
+        expect:
+          enum: [allow, deny]
+        note:
+          type: string
+    Decision:
+      type: object
+      required: [decision, explanation]
+      additionalProperties: false
+      properties:
+        decision:
+          enum: [allow, deny]
+        explanation:
+          type: string
+          description: Why, for people: the granting `allow` or every candidate that failed, with locations.
+    Status:
+      type: object
+      required: [status]
+      additionalProperties: false
+      properties:
+        status:
+          enum: [alive, ready]
+"""##
+}

@@ -1,0 +1,140 @@
+import Availability
+import Foundation
+import Hummingbird
+
+/// A request the service answers with an error: a status, a stable code and a sentence, sent
+/// as `{"error": {"code", "message"}}`. Messages never quote a request's values.
+public struct ServiceError: Error, Sendable, HTTPResponseError {
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// Stable code (`API…` for the service's own, `AV…` for claims and stores).
+    public var code: String
+    /// One sentence for the client's developer.
+    public var message: String
+    /// Seconds after which a retry can succeed (429, 503): sent as `Retry-After`.
+    public var retryAfter: Int?
+
+    /// Creates an error.
+    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `{"error": {"code": …, "message": …}}`.
+    var body: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // INVARIANT: a dictionary of strings always encodes.
+        return (try? encoder.encode(["error": ["code": code, "message": message]])).map(Array.init) ?? []
+    }
+}
+
+// MARK: - The service's codes
+
+extension ServiceError {
+    /// 400 `API1001`: the body is not JSON.
+    static func malformedJSON() -> ServiceError {
+        ServiceError(.badRequest, code: "API1001", message: "The request body is not valid JSON.")
+    }
+
+    /// 400 `API1002`: the body is JSON of the wrong shape; `detail` names the member, never its value.
+    static func invalidBody(_ detail: String) -> ServiceError {
+        ServiceError(.badRequest, code: "API1002", message: "The request body does not have the expected shape: \(detail).")
+    }
+
+    /// 400 `API1003`: a rules decision request is not a valid case object.
+    static func invalidCase(_ detail: String) -> ServiceError {
+        ServiceError(.badRequest, code: "API1003", message: "The request is not a valid case object: \(detail).")
+    }
+
+    /// 401 `API1101`: no bearer token.
+    static func missingToken() -> ServiceError {
+        ServiceError(.unauthorized, code: "API1101", message: "This request needs an `Authorization: Bearer` token.")
+    }
+
+    /// 401 `API1102`: a token that does not prove who the caller is.
+    static func invalidToken(_ reason: String) -> ServiceError {
+        ServiceError(.unauthorized, code: "API1102", message: "The bearer token is not valid: \(reason).")
+    }
+
+    /// 404 `API1201`: no such field.
+    static func unknownField(_ field: String) -> ServiceError {
+        ServiceError(.notFound, code: "API1201", message: "There is no field `\(field)`; use email, password or display-name.")
+    }
+
+    /// 404 `API1202`: no such ruleset.
+    static func unknownRuleset(_ name: String, known: [String]) -> ServiceError {
+        let list = known.isEmpty ? "none is loaded" : "loaded: " + known.joined(separator: ", ")
+        return ServiceError(.notFound, code: "API1202", message: "There is no ruleset `\(name)` (\(list)).")
+    }
+
+    /// 404 `API1203`: no such endpoint.
+    static func unknownEndpoint() -> ServiceError {
+        ServiceError(.notFound, code: "API1203", message: "There is no such endpoint; see /openapi.yaml.")
+    }
+
+    /// 405 `API1204`: the endpoint exists, not with this method.
+    static func methodNotAllowed() -> ServiceError {
+        ServiceError(.methodNotAllowed, code: "API1204", message: "The endpoint does not accept this method; see /openapi.yaml.")
+    }
+
+    /// 413 `API1301`: the body is larger than its limit.
+    static func bodyTooLarge(limit: Int?) -> ServiceError {
+        let limit = limit.map { " of \($0) bytes" } ?? ""
+        return ServiceError(.contentTooLarge, code: "API1301", message: "The request body is larger than the limit\(limit).")
+    }
+
+    /// 415 `API1401`: the body's content type is not the one the endpoint reads.
+    static func unsupportedMediaType(expected: String) -> ServiceError {
+        ServiceError(.unsupportedMediaType, code: "API1401", message: "The request body must be sent as `Content-Type: \(expected)`.")
+    }
+
+    /// 429 `API1501`: the client's availability lookups are over the rate limit.
+    static func rateLimited(retryAfter: Int) -> ServiceError {
+        ServiceError(.tooManyRequests, code: "API1501",
+                     message: "Too many availability lookups; try again in \(retryAfter) second\(retryAfter == 1 ? "" : "s").",
+                     retryAfter: retryAfter)
+    }
+
+    /// 429 `API1502`: every batch stream slot is taken.
+    static func tooManyStreams(limit: Int) -> ServiceError {
+        ServiceError(.tooManyRequests, code: "API1502",
+                     message: "The server already streams \(limit) batch\(limit == 1 ? "" : "es"); try again in a moment.", retryAfter: 1)
+    }
+
+    /// 503 `API1601`: the request took longer than the request timeout.
+    static func timedOut(after limit: Duration) -> ServiceError {
+        ServiceError(.serviceUnavailable, code: "API1601", message: "The request took longer than \(limit.components.seconds) seconds.",
+                     retryAfter: 1)
+    }
+
+    /// 500 `API1901`: an internal failure (never details: they could hold request values).
+    static func internalFailure() -> ServiceError {
+        ServiceError(.internalServerError, code: "API1901", message: "The server failed to answer; please report it with the time of the request.")
+    }
+
+    /// 503 with the store's code: the store could not answer.
+    static func storeDown(_ error: ClaimStoreError) -> ServiceError {
+        ServiceError(.serviceUnavailable, code: error.code, message: "The claims store cannot answer: \(error.help)", retryAfter: 1)
+    }
+
+    /// The status and error for a refused claim, release or rename: the first problem's code,
+    /// every problem's message (an invalid name's `AV1001` is followed by its rule violations).
+    static func refused(_ problems: [ClaimProblem]) -> ServiceError {
+        let code = problems.first?.code ?? "AV1003"
+        let status: HTTPResponse.Status = switch code {
+        case "AV1001", "AV1002": .unprocessableContent
+        case "AV1005", "AV1007": .forbidden
+        default: .conflict
+        }
+        return ServiceError(status, code: code, message: problems.map(\.message).joined(separator: " "))
+    }
+}

@@ -1,0 +1,142 @@
+// `validate serve`: the HTTP/JSON service (RulesService) on a claims store and rules files.
+// Exit status: 0 after a graceful shutdown (SIGTERM, SIGINT), 2 when the store, the rules or
+// the rule packs cannot be used or the address cannot be bound, 64 usage error.
+import ArgumentParser
+import Availability
+import ClaimStoreLocations
+import Foundation
+import Logging
+import RulesService
+
+/// `validate serve`.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve validation, availability, claims and rules decisions over HTTP/JSON.",
+        discussion: """
+            Prints `listening on http://HOST:PORT` once ready. SIGTERM or SIGINT stops accepting, \
+            lets requests in flight finish, closes the store and exits 0. Exit status: 2 when the \
+            store, the rules or the address cannot be used, 64 usage error. The API is \
+            docs/openapi.yaml (also served at /openapi.yaml); see docs/SERVE.md.
+            """)
+
+    @Option(help: "The address to bind (loopback by default).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to bind; 0 lets the system choose (the ready line gives it).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=…&schema=…].", valueName: "STORE"))
+    var store = "sqlite:./names.sqlite"
+
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Rules files to decide with; each is the ruleset named by its stem.", valueName: "FILE"))
+    var rules: [String] = []
+
+    @Option(name: .customLong("rules-dir"), help: ArgumentHelp("Load every *.rules and *.rules.json file in this directory.", valueName: "DIR"))
+    var rulesDirectory: String?
+
+    @Option(name: .customLong("app-name"), help: "The app's name: reserved as a display name and part of every password's context.")
+    var appName: String?
+
+    @Option(help: ArgumentHelp("Verify Firebase ID tokens with the keys in this JWKS file (needs --project-id).", valueName: "FILE"))
+    var jwks: String?
+
+    @Option(name: .customLong("project-id"), help: ArgumentHelp("The Firebase project the ID tokens must be for.", valueName: "ID"))
+    var projectID: String?
+
+    @Flag(name: .customLong("dev-auth"), help: "Accept `Authorization: Bearer dev:<uid>` (loopback hosts only; for tests and development).")
+    var devAuth = false
+
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Availability lookups per client and second (token bucket).", valueName: "PER_SECOND"))
+    var rateLimit: Double = 20
+
+    @Option(name: .customLong("max-body-bytes"), help: "Largest JSON request body, in bytes.")
+    var maxBodyBytes = ServiceLimits().maxBodyBytes
+
+    @Option(name: .customLong("max-line-bytes"), help: "Longest line of a streamed batch, in bytes (longer: input.too-long).")
+    var maxLineBytes = ServiceLimits().maxLineBytes
+
+    @Option(name: .customLong("max-batch-streams"), help: "Batch streams served at once (one more gets 429).")
+    var maxBatchStreams = ServiceLimits().maxBatchStreams
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds a request may take before 503.", valueName: "SECONDS"))
+    var requestTimeout = 30
+
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
+    var connectTimeout = 10
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        switch (jwks, projectID, devAuth) {
+        case (.some, .some, false), (nil, nil, _): break
+        case (.some, .some, true): throw ValidationError("--jwks and --dev-auth cannot be combined")
+        default: throw ValidationError("--jwks FILE and --project-id ID go together")
+        }
+        if devAuth, !DevAuthenticator.isLoopback(host) {
+            throw ValidationError("--dev-auth is for tests and local development: bind to a loopback host (127.0.0.1, ::1), not \(host)")
+        }
+        guard rateLimit > 0 else { throw ValidationError("--rate-limit must be more than 0, not \(rateLimit)") }
+        for (flag, value) in [("--max-body-bytes", maxBodyBytes), ("--max-line-bytes", maxLineBytes),
+                              ("--max-batch-streams", maxBatchStreams), ("--request-timeout", requestTimeout),
+                              ("--connect-timeout", connectTimeout)] where value < 1 {
+            throw ValidationError("\(flag) must be at least 1, not \(value)")
+        }
+    }
+
+    func run() throws {
+        // Logs go to stderr: stdout carries only the ready line.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let logger = Logger(label: "ruleskit.serve")
+        let authenticator: (any Authenticator)?
+        do {
+            authenticator = try makeAuthenticator()
+        } catch {
+            printError("validate: error: \(error)")
+            throw ExitCode(2)
+        }
+        let ruleSets: RuleSets
+        do {
+            ruleSets = try RuleSets.load(files: rules, directory: rulesDirectory)
+        } catch {
+            printError("validate: error: \(error)")
+            throw ExitCode(2)
+        }
+        let (spec, host) = (store, host)
+        let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
+                                   requestTimeout: .seconds(requestTimeout))
+        let (port, appName, rate, connectTimeout) = (port, appName, rateLimit, Duration.seconds(connectTimeout))
+        let status = waitFor {
+            let opened: any ClaimStore
+            do throws(ClaimStoreError) {
+                opened = try await ClaimStoreLocation.open(spec, connectTimeout: connectTimeout)
+            } catch {
+                printError("validate: \(error)\nhelp: \(error.help)")
+                return error.kind == .badLocation ? 64 : 2
+            }
+            defer { ClaimStoreLocation.close(opened) }
+            let configuration = ServiceConfiguration(host: host, port: port, store: opened, ruleSets: ruleSets, appName: appName,
+                                                     authenticator: authenticator, limits: limits, lookupsPerSecond: rate)
+            do {
+                try await RulesServer.run(configuration, logger: logger) { port in
+                    let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+                    FileHandle.standardOutput.write(Data("listening on http://\(display):\(port)\n".utf8))
+                }
+                return 0
+            } catch {
+                printError("validate: error: \(error)")
+                return 2
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--dev-auth`, `--jwks FILE --project-id ID`, or none.
+    private func makeAuthenticator() throws -> (any Authenticator)? {
+        if devAuth { return DevAuthenticator() }
+        guard let jwks, let projectID else { return nil }
+        guard let make = IDTokenAuthentication.make else {
+            throw ServiceSetupError(message: "--jwks: this build has no ID-token verifier; use --dev-auth for local development")
+        }
+        return try make(jwks, projectID)
+    }
+}
