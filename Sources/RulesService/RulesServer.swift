@@ -25,6 +25,7 @@ public enum RulesServer {
         let router = Router(context: ServiceRequestContext.self)
         // Middleware first (outermost first): routes added later are wrapped by all of it.
         router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
         OperationsRoutes(store: configuration.store, metrics: metrics).add(to: router)
