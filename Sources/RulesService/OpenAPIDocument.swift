@@ -355,7 +355,7 @@ components:
         value:
           type: string
         context:
-          type: object
+          type: [object, 'null']
           description: Password context; each member may be absent or null.
           properties:
             username:

@@ -7,9 +7,7 @@ import Availability
 import ClaimStoreLocations
 import Diagnostics
 import Foundation
-import PostgresClaims
 import RulesKit
-import SQLiteClaims
 
 /// `validate names`: check, claim, release and rename display names.
 struct NamesCommand: ParsableCommand {
