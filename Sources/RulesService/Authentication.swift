@@ -42,12 +42,33 @@ public struct DevAuthenticator: Authenticator {
     }
 }
 
+/// An ``Authenticator`` made from a verify function: an ID-token verifier's `verify(_:)`
+/// returning the uid. Whatever it throws is answered with 401; its description is the reason
+/// (so it must not quote the token).
+public struct VerifyingAuthenticator: Authenticator {
+    private let verify: @Sendable (String) async throws -> String
+
+    /// Wraps `verify`, which returns the uid a token proves or throws why it proves none.
+    public init(_ verify: @escaping @Sendable (String) async throws -> String) {
+        self.verify = verify
+    }
+
+    public func userID(forBearerToken token: String) async throws(AuthenticationError) -> String {
+        do {
+            return try await verify(token)
+        } catch {
+            throw AuthenticationError(reason: "\(error)")
+        }
+    }
+}
+
 /// Where `--jwks FILE --project-id ID` gets its authenticator (Firebase ID tokens, verified by
-/// an ID-token verifier linked into the service). nil while none is linked in: the flags are
-/// then refused at start-up.
+/// an ID-token verifier linked into the service, wrapped in a ``VerifyingAuthenticator``). nil
+/// while none is linked in: the flags are then refused at start-up.
 public enum IDTokenAuthentication {
-    /// Makes the authenticator from the JWKS file and the Firebase project id.
-    public static let make: (@Sendable (_ jwksFile: String, _ projectID: String) throws -> any Authenticator)? = nil
+    /// Makes the authenticator from the JWKS file and the Firebase project id; throws when
+    /// either cannot be used.
+    public static let make: (@Sendable (_ jwksFile: String, _ projectID: String) async throws -> any Authenticator)? = nil
 }
 
 /// The user a request is made by, from its `Authorization: Bearer` header.

@@ -87,13 +87,6 @@ struct ServeCommand: ParsableCommand {
         // Logs go to stderr: stdout carries only the ready line.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "ruleskit.serve")
-        let authenticator: (any Authenticator)?
-        do {
-            authenticator = try makeAuthenticator()
-        } catch {
-            printError("validate: error: \(error)")
-            throw ExitCode(2)
-        }
         let ruleSets: RuleSets
         do {
             ruleSets = try RuleSets.load(files: rules, directory: rulesDirectory)
@@ -105,7 +98,15 @@ struct ServeCommand: ParsableCommand {
         let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
                                    requestTimeout: .seconds(requestTimeout))
         let (port, appName, rate, connectTimeout) = (port, appName, rateLimit, Duration.seconds(connectTimeout))
+        let (devAuth, jwks, projectID) = (devAuth, jwks, projectID)
         let status = waitFor {
+            let authenticator: (any Authenticator)?
+            do {
+                authenticator = try await Self.authenticator(devAuth: devAuth, jwks: jwks, projectID: projectID)
+            } catch {
+                printError("validate: error: \(error)")
+                return 2
+            }
             let opened: any ClaimStore
             do throws(ClaimStoreError) {
                 opened = try await ClaimStoreLocation.open(spec, connectTimeout: connectTimeout)
@@ -131,12 +132,12 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// `--dev-auth`, `--jwks FILE --project-id ID`, or none.
-    private func makeAuthenticator() throws -> (any Authenticator)? {
+    private static func authenticator(devAuth: Bool, jwks: String?, projectID: String?) async throws -> (any Authenticator)? {
         if devAuth { return DevAuthenticator() }
         guard let jwks, let projectID else { return nil }
         guard let make = IDTokenAuthentication.make else {
             throw ServiceSetupError(message: "--jwks: this build has no ID-token verifier; use --dev-auth for local development")
         }
-        return try make(jwks, projectID)
+        return try await make(jwks, projectID)
     }
 }

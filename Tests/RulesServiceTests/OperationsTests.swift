@@ -127,3 +127,26 @@ struct StuckStore: ClaimStore {
     func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome { try await never() }
     func owner(of name: String) async throws(ClaimStoreError) -> Claim? { try await never() }
 }
+
+@Suite("The ID-token seam")
+struct VerifyingAuthenticatorTests {
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String { "AUTH1007: the token has expired" }
+    }
+
+    @Test("a verify function's uid authenticates; what it throws is a 401 with its description as the reason")
+    func verifying() async throws {
+        var harness = try await ServiceHarness()
+        harness.configuration.authenticator = VerifyingAuthenticator { token in
+            guard token == "good-token" else { throw Refusal() }
+            return "uid-7"
+        }
+        try await harness.test { client in
+            let good = try await client.execute(uri: "/v1/names/John.Doe/claim", method: .post, headers: [.authorization: "Bearer good-token"])
+            #expect(good.object["owner"] as? String == "uid-7")
+            let bad = try await client.execute(uri: "/v1/names/John.Doe/claim", method: .post, headers: [.authorization: "Bearer bad-token"])
+            #expect(bad.status == .unauthorized && bad.errorCode == "API1102")
+            #expect(bad.text.contains("AUTH1007: the token has expired") && !bad.text.contains("bad-token"))
+        }
+    }
+}
