@@ -18,6 +18,7 @@ let package = Package(
         // plain `swift build` never builds it; see docs/FUZZING.md).
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
+        .library(name: "IDTokens", targets: ["IDTokens"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -35,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // RSA key generation in the ID-token tests (jwt-kit itself depends on it).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)
@@ -65,6 +69,8 @@ let package = Package(
         .target(name: "PostgresClaims", dependencies: [
             "Availability", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        // Firebase ID-token verification (RS256 JWTs against a JWKS file) on jwt-kit.
+        .target(name: "IDTokens", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
         .target(name: "BatchValidation", dependencies: ["Patterns", "FieldValidation"]),
         .target(name: "RulesTesting", dependencies: [
             "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
@@ -124,6 +130,10 @@ let package = Package(
         // MARK: - Test support (shared by test targets; not products)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
         .target(name: "RulesTestSupport", path: "Tests/RulesTestSupport"),
+        // Keys, key sets and signed ID tokens (IDTokens and service tests).
+        .target(name: "IDTokenTesting", dependencies: [
+            .product(name: "JWTKit", package: "jwt-kit"), .product(name: "CryptoExtras", package: "swift-crypto"),
+        ], path: "Tests/IDTokenTesting"),
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
@@ -150,6 +160,9 @@ let package = Package(
         .testTarget(name: "DatabaseRulesTests", dependencies: [
             "DatabaseRules", "RulesPatterns", "RulesTesting", "Diagnostics", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "IDTokensTests", dependencies: [
+            "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
