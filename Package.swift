@@ -90,7 +90,7 @@ let package = Package(
         // The HTTP/JSON service behind `validate serve`.
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
-            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics",
+            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -187,6 +187,7 @@ let package = Package(
         ]),
         .testTarget(name: "RulesServiceTests", dependencies: [
             "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers",
+            "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),

@@ -71,49 +71,52 @@ public enum IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// One sentence saying what was wrong.
-    public var message: String {
+    /// What was wrong, as a clause (no capital, no final period), for embedding in a sentence.
+    public var reason: String {
         switch self {
         case .malformedToken(let reason):
-            "The ID token is not a JWT: \(reason)."
+            "the ID token is not a JWT: \(reason)"
         case .unsupportedAlgorithm(let alg):
             if let alg {
-                "The ID token is signed with alg \(Self.shown(alg)); only RS256 is accepted."
+                "the ID token is signed with alg \(Self.shown(alg)); only RS256 is accepted"
             } else {
-                "The ID token's header has no alg; only RS256 is accepted."
+                "the ID token's header has no alg; only RS256 is accepted"
             }
         case .missingKeyID:
-            "The ID token's header has no kid, so no key can verify it."
+            "the ID token's header has no kid, so no key can verify it"
         case .unknownKeyID(let kid):
-            "The ID token's kid \(Self.shown(kid)) is not in the key set."
+            "the ID token's kid \(Self.shown(kid)) is not in the key set"
         case .badSignature:
-            "The ID token's signature does not verify with the key its kid names."
+            "the ID token's signature does not verify with the key its kid names"
         case .malformedClaim(let name, let problem):
-            "The ID token's \(name) claim \(problem)."
+            "the ID token's \(name) claim \(problem)"
         case .wrongIssuer(let expected, let found):
-            "The ID token's issuer is \(Self.shown(found)), not \"\(expected)\"."
+            "the ID token's issuer is \(Self.shown(found)), not \"\(expected)\""
         case .wrongAudience(let expected, let found):
-            "The ID token's audience is \(Self.shown(found)), not the project id \"\(expected)\"."
+            "the ID token's audience is \(Self.shown(found)), not the project id \"\(expected)\""
         case .expired(let at, let now):
-            "The ID token expired at \(Self.stamp(at)) (now \(Self.stamp(now)))."
+            "the ID token expired at \(Self.stamp(at)) (now \(Self.stamp(now)))"
         case .issuedInFuture(let at, let now):
-            "The ID token is issued in the future, at \(Self.stamp(at)) (now \(Self.stamp(now)))."
+            "the ID token is issued in the future, at \(Self.stamp(at)) (now \(Self.stamp(now)))"
         case .authenticatedInFuture(let at, let now):
-            "The ID token's auth_time is in the future, at \(Self.stamp(at)) (now \(Self.stamp(now)))."
+            "the ID token's auth_time is in the future, at \(Self.stamp(at)) (now \(Self.stamp(now)))"
         case .invalidSubject(let problem):
-            "The ID token's sub (the uid) \(problem)."
+            "the ID token's sub (the uid) \(problem)"
         case .unreadableKeySet(let path, let reason):
-            "Cannot read the key set \(path): \(reason)."
+            "cannot read the key set \(path): \(reason)"
         case .malformedKeySet(let path, let reason):
-            "The key set \(path) is not a JSON Web Key Set: \(reason)."
+            "the key set \(path) is not a JSON Web Key Set: \(reason)"
         case .emptyKeySet(let path):
-            "The key set \(path) has no keys."
+            "the key set \(path) has no keys"
         case .invalidKey(let path, let index, let reason):
-            "The key set \(path): key \(index) \(reason)."
+            "the key set \(path): key \(index) \(reason)"
         case .invalidProjectID(let reason):
-            "The Firebase project id \(reason)."
+            "the Firebase project id \(reason)"
         }
     }
+
+    /// One sentence saying what was wrong.
+    public var message: String { reason.prefix(1).uppercased() + reason.dropFirst() + "." }
 
     /// `CODE: message`.
     public var description: String { "\(code): \(message)" }

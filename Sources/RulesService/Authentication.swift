@@ -62,15 +62,6 @@ public struct VerifyingAuthenticator: Authenticator {
     }
 }
 
-/// Where `--jwks FILE --project-id ID` gets its authenticator (Firebase ID tokens, verified by
-/// an ID-token verifier linked into the service, wrapped in a ``VerifyingAuthenticator``). nil
-/// while none is linked in: the flags are then refused at start-up.
-public enum IDTokenAuthentication {
-    /// Makes the authenticator from the JWKS file and the Firebase project id; throws when
-    /// either cannot be used.
-    public static let make: (@Sendable (_ jwksFile: String, _ projectID: String) async throws -> any Authenticator)? = nil
-}
-
 /// The user a request is made by, from its `Authorization: Bearer` header.
 struct RequestAuthentication: Sendable {
     let authenticator: (any Authenticator)?

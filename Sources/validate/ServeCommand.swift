@@ -131,13 +131,10 @@ struct ServeCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    /// `--dev-auth`, `--jwks FILE --project-id ID`, or none.
+    /// `--dev-auth`, `--jwks FILE --project-id ID` (the key set is read and checked now), or none.
     private static func authenticator(devAuth: Bool, jwks: String?, projectID: String?) async throws -> (any Authenticator)? {
         if devAuth { return DevAuthenticator() }
         guard let jwks, let projectID else { return nil }
-        guard let make = IDTokenAuthentication.make else {
-            throw ServiceSetupError(message: "--jwks: this build has no ID-token verifier; use --dev-auth for local development")
-        }
-        return try await make(jwks, projectID)
+        return try await FirebaseAuthenticator(jwksFile: jwks, projectID: projectID)
     }
 }
