@@ -185,6 +185,13 @@ let package = Package(
         .testTarget(name: "RulesKitTests", dependencies: [
             "RulesKit", "Availability", "ClaimStoreTesting",
         ]),
+        // Runs built `validate serve` processes: two servers on one PostgreSQL, SIGTERM during a
+        // streamed batch, --jwks/--project-id end to end.
+        .testTarget(name: "ServeProcessTests", dependencies: [
+            "validate", "Availability", "ClaimStoreLocations", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "RulesServiceTests", dependencies: [
             "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers",
             "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+
+/// The package root, found by walking up from this file.
+let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        url.deleteLastPathComponent()
+    }
+    return url
+}()
+
+/// The built `validate` binary: next to the test bundle, else in `.build/debug`.
+let validateBinary: URL = {
+    let besideBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("validate")
+    if FileManager.default.isExecutableFile(atPath: besideBundle.path) { return besideBundle }
+    return packageRoot.appendingPathComponent(".build/debug/validate")
+}()
+
+/// A temporary path (not created) ending in `suffix`.
+func temporaryPath(_ suffix: String) -> String {
+    NSTemporaryDirectory() + "serve-\(UUID().uuidString)\(suffix)"
+}
+
+struct ServerFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One `validate serve --host 127.0.0.1 --port 0 …` process, started and read until its ready line.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    /// The port from `listening on http://127.0.0.1:PORT`.
+    let port: Int
+    private let stderrPath = temporaryPath(".log")
+
+    /// Starts the server and waits (up to `timeout`) for its ready line.
+    ///
+    /// - Throws: ``ServerFailure`` with the server's stderr when it exits or never gets ready.
+    init(_ arguments: [String], timeout: Duration = .seconds(180)) throws {
+        process.executableURL = validateBinary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
+        process.currentDirectoryURL = packageRoot
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The ready line; reading stops at end of file when the server exits first.
+        let deadline = ContinuousClock.now + timeout
+        var text = ""
+        while !text.contains("\n") && ContinuousClock.now < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
+            process.terminate()
+            process.waitUntilExit()
+            throw ServerFailure(description: "no ready line (got \(line.debugDescription)); stderr: \(Self.read(stderrPath))")
+        }
+        self.port = port
+    }
+
+    /// What the server wrote to stderr so far.
+    var log: String { Self.read(stderrPath) }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func terminate() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
+
+    private static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+}
+
+/// Runs `validate` with `arguments` to the end: (status, stderr).
+func runValidate(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    let process = Process()
+    process.executableURL = validateBinary
+    process.arguments = arguments
+    process.currentDirectoryURL = packageRoot
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let data = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+extension TestClient.Response {
+    /// The body as a JSON object.
+    var object: [String: Any] {
+        body.flatMap { try? JSONSerialization.jsonObject(with: Data(String(buffer: $0).utf8)) as? [String: Any] } ?? [:]
+    }
+}
