@@ -538,7 +538,7 @@ components:
           enum: [allow, deny]
         explanation:
           type: string
-          description: Why, for people: the granting `allow` or every candidate that failed, with locations.
+          description: "Why, for people: the granting `allow` or every candidate that failed, with locations."
     Status:
       type: object
       required: [status]
