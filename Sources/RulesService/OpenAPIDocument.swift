@@ -247,7 +247,8 @@ paths:
           content:
             application/yaml:
               schema:
-                type: string
+                type: object
+                description: This document (a YAML mapping).
         '503': {$ref: '#/components/responses/Unavailable'}
 components:
   securitySchemes:
