@@ -87,8 +87,6 @@ struct FieldRoutes: Sendable {
                                                writer: field.kind.jsonlWriter, maxRecordBytes: limits.maxLineBytes, jobs: 1)
         let checker = field.checker
         return Response(status: .ok, headers: [.contentType: RequestBodyReader.ndjson], body: ResponseBody { writer in
-            // The slot is given back when this body is done with, written or not.
-            withExtendedLifetime(slot) {}
             // INVARIANT: JSONL input never makes a streamed batch throw.
             let batch = try StreamedBatch(configuration: configuration, checker: checker)
             for try await piece in request.body {
@@ -98,6 +96,8 @@ struct FieldRoutes: Sendable {
             let rows = batch.finish()
             if !rows.isEmpty { try await writer.write(ByteBuffer(bytes: rows)) }
             try await writer.finish(nil)
+            // The closure holds the slot: it is given back when the body is done with, written
+            // to the end or not.
             withExtendedLifetime(slot) {}
         })
     }

@@ -7,8 +7,9 @@ public struct ServiceLimits: Sendable, Hashable {
     public var maxLineBytes: Int
     /// Batch streams served at once (`--max-batch-streams`, default 4); one more gets 429.
     public var maxBatchStreams: Int
-    /// The longest a request may take, in seconds (`--request-timeout`, default 30); a streamed
-    /// batch may take this long between two pieces of its body. Past it: 503.
+    /// The longest a request may take to produce its response (`--request-timeout`, default
+    /// 30 s); past it: 503. A streamed batch has its response once the head is written: the stream
+    /// itself has no time limit (``maxBatchStreams`` bounds how many run at once).
     public var requestTimeout: Duration
 
     /// Creates limits.
