@@ -8,15 +8,17 @@
 # CONNECTIONS (default 64) connections, THREADS (default 2) wrk threads, SECONDS_EACH (default 10)
 # seconds per endpoint. Prints one line per endpoint (requests/s, p50, p99) and the two ratios.
 # Measure on an otherwise idle machine (`uptime`); wrk comes from Debian (`apt-get install -y wrk`).
-# Usage: Benchmarks/serve-wrk.sh
+# Usage: Benchmarks/serve-wrk.sh       (VALIDATE=path uses that binary instead of building one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 SECONDS_EACH=${SECONDS_EACH:-10}
 command -v wrk >/dev/null || { echo "serve-wrk: wrk is missing: apt-get install -y wrk" >&2; exit 1; }
-swift build -c release --product validate >&2
-VALIDATE=.build/release/validate
+if [[ -z "${VALIDATE:-}" ]]; then
+    swift build -c release --product validate >&2
+    VALIDATE=.build/release/validate
+fi
 
 work="$(mktemp -d)"
 server=""
