@@ -216,6 +216,16 @@ struct Evaluator {
         self.coverage = coverage
     }
 
+    /// Points the evaluator at `rule` evaluated at `location`: a fresh step count and node
+    /// caches, the rule's wildcards, and the new node there when the caller has it.
+    mutating func begin(_ rule: Rule, location: [String], newNode: DataNode??) {
+        steps = 0
+        context.location = location
+        context.wildcards = rule.wildcards
+        context.oldNode = nil
+        context.newNode = newNode
+    }
+
     mutating func boolean(_ expr: CompiledExpression) throws(EvalError) -> Bool {
         let value = try eval(expr)
         guard case .bool(let b) = value else {

@@ -63,7 +63,7 @@ public struct DatabaseProgram: Sendable {
         root.allNodes.flatMap { node in RuleKind.allCases.compactMap { node.rule($0) } }.sorted { $0.span.start < $1.span.start }
     }
 
-    /// Decides a request against `data` (the root before the operation).
+    /// Decides a request against `data` (the root before the operation), recording every rule.
     ///
     /// - Parameters:
     ///   - request: the operation.
@@ -75,46 +75,69 @@ public struct DatabaseProgram: Sendable {
     public func evaluate(_ request: DatabaseRequest, data: DataNode?, explain: Bool = true,
                          coverage: DatabaseCoverage? = nil) -> DatabaseDecision {
         coverage?.requestCount += 1
-        var decision = DatabaseDecision(operation: request.methodName, path: request.path, auth: request.auth ?? .null)
-        decision.evaluations.reserveCapacity(8)
+        let empty = DatabaseDecision(operation: request.methodName, path: request.path, auth: request.auth ?? .null)
+        var trace: DatabaseDecision? = empty
+        trace?.evaluations.reserveCapacity(8)
+        let allowed = decide(request, data: data, explain: explain, coverage: coverage, trace: &trace)
+        // INVARIANT: `decide` records into the trace it is given and never removes it.
+        var decision = trace ?? empty
+        decision.allowed = allowed
+        return decision
+    }
+
+    /// Whether a request is allowed: the same decision as ``evaluate(_:data:explain:coverage:)``
+    /// without recording the rules it ran, for servers that only need the verdict. Nothing is
+    /// kept for an explanation; to learn why a request was denied, evaluate it again with
+    /// ``evaluate(_:data:explain:coverage:)``.
+    ///
+    /// - Parameters:
+    ///   - request: the operation.
+    ///   - data: the database before the operation (nil when empty).
+    /// - Returns: true when allowed; an invalid request is never allowed.
+    public func isAllowed(_ request: DatabaseRequest, data: DataNode?) -> Bool {
+        var trace: DatabaseDecision?
+        return decide(request, data: data, explain: false, coverage: nil, trace: &trace)
+    }
+
+    /// The decision procedure (reference §6.2–§6.6). Rules, grants, denied locations and the
+    /// refusal are recorded in `trace` when there is one.
+    func decide(_ request: DatabaseRequest, data: DataNode?, explain: Bool, coverage: DatabaseCoverage?,
+                trace: inout DatabaseDecision?) -> Bool {
         let keys: [String]
         do { keys = try DataTree.keys(of: request.path) } catch {
-            decision.refusal = error.diagnostic
-            return decision
+            trace?.refusal = error.diagnostic
+            return false
         }
         let auth = request.auth.map(RValue.init(json:)) ?? .null
         var query = DatabaseQuery()
         if case .read(let q) = request.operation { query = q }
-        let context = RuleContext(state: RequestState(auth: auth, oldRoot: data, newRoot: data, now: request.now, query: query),
-                                  location: [])
+        let state = RequestState(auth: auth, oldRoot: data, newRoot: data, now: request.now, query: query)
+        // One evaluator for every rule of the request, pointed at each rule in turn.
+        var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: RuleContext(state: state, location: []),
+                                  coverage: coverage)
         switch request.operation {
         case .read:
-            if let grant = firstGrant(.read, keys: keys, context: context, explain: explain, coverage: coverage, decision: &decision) {
-                decision.grants.append(grant)
-                decision.allowed = true
-            } else {
-                decision.deniedLocations.append(request.path)
-            }
-            return decision
+            if firstGrant(.read, keys: keys, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) { return true }
+            trace?.deniedLocations.append(request.path)
+            return false
         case .set, .update:
             let locations: [[String]]
             do {
-                (context.state.newRoot, locations) = try apply(request, keys: keys, to: data)
+                (state.newRoot, locations) = try apply(request, keys: keys, to: data)
             } catch {
-                decision.refusal = error.diagnostic
-                return decision
+                trace?.refusal = error.diagnostic
+                return false
             }
-            for location in locations {
-                if let grant = firstGrant(.write, keys: location, context: context, explain: explain, coverage: coverage, decision: &decision) {
-                    decision.grants.append(grant)
-                } else {
-                    decision.deniedLocations.append("/" + location.joined(separator: "/"))
-                }
+            var granted = true
+            for location in locations
+            where !firstGrant(.write, keys: location, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) {
+                granted = false
+                // Without a trace the first denied location settles it.
+                guard trace != nil else { return false }
+                trace?.deniedLocations.append("/" + location.joined(separator: "/"))
             }
-            guard decision.deniedLocations.isEmpty else { return decision }
-            validate(locations: locations, context: context, explain: explain, coverage: coverage, decision: &decision)
-            decision.allowed = decision.failedValidations.isEmpty
-            return decision
+            guard granted else { return false }
+            return validate(locations: locations, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
         }
     }
 
@@ -162,20 +185,21 @@ public struct DatabaseProgram: Sendable {
     }
 
     /// Walks the rules from the root to `keys`, evaluating `kind` at each node until one grants.
-    func firstGrant(_ kind: RuleKind, keys: [String], context: RuleContext, explain: Bool, coverage: DatabaseCoverage?,
-                    decision: inout DatabaseDecision) -> RuleEvaluation? {
+    /// Whether one grants; the granting rule is recorded in `trace`'s grants.
+    func firstGrant(_ kind: RuleKind, keys: [String], evaluator: inout Evaluator, explain: Bool, coverage: DatabaseCoverage?,
+                    trace: inout DatabaseDecision?) -> Bool {
         var node = root
         var depth = 0
         while true {
             if let rule = node.rule(kind) {
-                var ctx = context
-                ctx.location = Array(keys.prefix(depth))
-                ctx.wildcards = rule.wildcards
-                let evaluation = run(rule, context: ctx, explain: explain, coverage: coverage)
-                decision.evaluations.append(evaluation)
-                if evaluation.outcome == .value(true) { return evaluation }
+                evaluator.begin(rule, location: depth == keys.count ? keys : Array(keys.prefix(depth)), newNode: nil)
+                let (outcome, evaluation) = run(rule, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
+                if outcome == .value(true) {
+                    if let evaluation { trace?.grants.append(evaluation) }
+                    return true
+                }
             }
-            guard depth < keys.count, let next = node.child(for: keys[depth]) else { return nil }
+            guard depth < keys.count, let next = node.child(for: keys[depth]) else { return false }
             node = next.node
             depth += 1
         }
@@ -183,8 +207,10 @@ public struct DatabaseProgram: Sendable {
 
     /// Runs every `.validate` the write reaches (reference §6.5): ancestors of each location and
     /// every node of the new data at or below it; null nodes are skipped.
-    func validate(locations: [[String]], context: RuleContext, explain: Bool, coverage: DatabaseCoverage?,
-                  decision: inout DatabaseDecision) {
+    /// - Returns: whether every one passed (without a trace, evaluation stops at the first failure).
+    func validate(locations: [[String]], evaluator: inout Evaluator, explain: Bool, coverage: DatabaseCoverage?,
+                  trace: inout DatabaseDecision?) -> Bool {
+        var passed = true
         // One location: its ancestors and its subtree are disjoint, so nothing repeats. Several
         // (an update): shared ancestors are checked once.
         var seen = Set<[String]>()
@@ -192,13 +218,14 @@ public struct DatabaseProgram: Sendable {
         for location in locations {
             // Ancestors, following the rule walk.
             var node: RuleNode? = root
-            var data = context.newRoot
+            var data = evaluator.context.newRoot
             for depth in 0..<location.count {
                 guard let current = node else { break }
                 if current.validate != nil, data != nil {
                     let keys = Array(location.prefix(depth))
                     if !dedupe || seen.insert(keys).inserted {
-                        check(current, keys: keys, newNode: data, context: context, explain: explain, coverage: coverage, decision: &decision)
+                        passed = check(current, keys: keys, newNode: data, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
+                        guard passed || trace != nil else { return false }
                     }
                 }
                 data = data?.child(location[depth])
@@ -212,49 +239,80 @@ public struct DatabaseProgram: Sendable {
             stack.append((start, startData, location))
             while let (ruleNode, dataNode, path) = stack.popLast() {
                 guard !dedupe || seen.insert(path).inserted else { continue }
-                check(ruleNode, keys: path, newNode: dataNode, context: context, explain: explain, coverage: coverage, decision: &decision)
+                passed = check(ruleNode, keys: path, newNode: dataNode, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
+                guard passed || trace != nil else { return false }
                 guard case .branch(let children, _) = dataNode else { continue }
-                for (key, child) in children.sorted(by: { $0.key > $1.key }) {
+                // Children in key order: pushed, then sorted in place on the stack (last pops first).
+                let pushed = stack.count
+                for (key, child) in children {
                     guard let next = ruleNode.child(for: key) else { continue }
-                    stack.append((next.node, child, path + [key]))
+                    var childPath = path
+                    childPath.append(key)
+                    stack.append((next.node, child, childPath))
                 }
+                Self.sortDescendingByLastKey(&stack, from: pushed)
             }
+        }
+        return passed
+    }
+
+    /// Insertion sort of `stack[start...]` by the last key of each path, largest first, in place
+    /// (a node has few children; `sort` on the slice would copy it).
+    private static func sortDescendingByLastKey(_ stack: inout [(RuleNode, DataNode, [String])], from start: Int) {
+        var i = start + 1
+        while i < stack.count {
+            var j = i
+            while j > start, (stack[j - 1].2.last ?? "") < (stack[j].2.last ?? "") {
+                stack.swapAt(j - 1, j)
+                j -= 1
+            }
+            i += 1
         }
     }
 
-    private func check(_ node: RuleNode, keys: [String], newNode: DataNode?, context: RuleContext, explain: Bool,
-                       coverage: DatabaseCoverage?, decision: inout DatabaseDecision) {
+    /// Runs the node's `.validate`, if any; returns whether it passed.
+    private func check(_ node: RuleNode, keys: [String], newNode: DataNode?, evaluator: inout Evaluator, explain: Bool,
+                       coverage: DatabaseCoverage?, trace: inout DatabaseDecision?) -> Bool {
         // INVARIANT: callers pass only nodes present in the new data (null is never validated).
-        guard let rule = node.validate else { return }
-        var ctx = context
-        ctx.location = keys
-        ctx.wildcards = rule.wildcards
-        ctx.newNode = .some(newNode)
-        let evaluation = run(rule, context: ctx, explain: explain, coverage: coverage)
-        decision.evaluations.append(evaluation)
-        if evaluation.outcome != .value(true) { decision.failedValidations.append(evaluation) }
+        guard let rule = node.validate else { return true }
+        evaluator.begin(rule, location: keys, newNode: .some(newNode))
+        let (outcome, evaluation) = run(rule, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
+        guard outcome == .value(true) else {
+            if let evaluation { trace?.failedValidations.append(evaluation) }
+            return false
+        }
+        return true
     }
 
-    /// Evaluates one rule; errors and non-booleans are recorded, never thrown.
-    func run(_ rule: Rule, context: consuming RuleContext, explain: Bool, coverage: DatabaseCoverage?) -> RuleEvaluation {
-        let evaluation = RuleEvaluation(rule: rule, locationKeys: context.location, outcome: .value(false))
+    /// Evaluates one rule with an evaluator pointed at it (``Evaluator/begin(_:location:newNode:)``);
+    /// errors and non-booleans are outcomes, never thrown. With a trace, the rule's evaluation
+    /// (and its blame, when `explain`) is recorded there and returned.
+    func run(_ rule: Rule, evaluator: inout Evaluator, explain: Bool, coverage: DatabaseCoverage?,
+             trace: inout DatabaseDecision?) -> (RuleOutcome, RuleEvaluation?) {
+        let tracing = trace != nil
+        let outcome: RuleOutcome
+        var blame: Blame?
         switch (rule.body, rule.compiled) {
         case (.constant(let value), _):
-            evaluation.outcome = .value(value)
+            outcome = .value(value)
         case (.expression, let expr?):
-            var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: coverage)
             if coverage != nil { evaluator.rulePath = rule.rulePath }
-            evaluation.outcome = evaluator.outcome(expr)
-            if explain, evaluation.outcome != .value(true) {
+            outcome = evaluator.outcome(expr)
+            if tracing, explain, outcome != .value(true) {
                 // The same context (its node caches hold what a fresh one would compute), uncounted.
                 evaluator.coverage = nil
-                evaluation.blame = evaluator.blame(expr, rule: rule)
+                blame = evaluator.blame(expr, rule: rule)
+                evaluator.coverage = coverage
             }
         case (.expression, nil):
             // INVARIANT: every expression rule is compiled with its rule.
-            evaluation.outcome = .error(code: DatabaseCode.internalError, message: "internal error: rule `\(rule.rulePath)` was not compiled; please report the rules")
+            outcome = .error(code: DatabaseCode.internalError, message: "internal error: rule `\(rule.rulePath)` was not compiled; please report the rules")
         }
-        coverage?.record(rule: rule, outcome: evaluation.outcome)
-        return evaluation
+        coverage?.record(rule: rule, outcome: outcome)
+        guard tracing else { return (outcome, nil) }
+        let evaluation = RuleEvaluation(rule: rule, locationKeys: evaluator.context.location, outcome: outcome)
+        evaluation.blame = blame
+        trace?.evaluations.append(evaluation)
+        return (outcome, evaluation)
     }
 }

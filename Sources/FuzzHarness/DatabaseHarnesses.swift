@@ -47,8 +47,8 @@ public enum DatabaseParserHarness {
 /// user; small presence records with valid and invalid fields; stored data).
 ///
 /// Checks: evaluation never traps; a refused request never allows; an allow has a grant for
-/// every write location and no failed `.validate`; evaluating again with coverage decides the
-/// same; and a full-record `set` or a read at `/userPresence/{uid}` is decided as
+/// every write location and no failed `.validate`; evaluating again with coverage, and deciding
+/// with ``DatabaseProgram/isAllowed(_:data:)``, give the same verdict; and a full-record `set` or a read at `/userPresence/{uid}` is decided as
 /// ``PresenceReference`` (the presence policy written out by hand) decides it.
 public enum DatabaseEvalHarness {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -93,6 +93,9 @@ public enum DatabaseEvalHarness {
         let coverage = DatabaseCoverage(program: program)
         if program.evaluate(request, data: stored, explain: false, coverage: coverage).allowed != decision.allowed {
             findings.append(FuzzFinding("coverage or explanation changed the decision for \(path)"))
+        }
+        if program.isAllowed(request, data: stored) != decision.allowed {
+            findings.append(FuzzFinding("the verdict-only path decided \(path) differently"))
         }
         if suffix.isEmpty, path == "/userPresence/\(uid)", !uid.isEmpty, !uid.contains("/"), decision.refusal == nil {
             var expected: Bool?

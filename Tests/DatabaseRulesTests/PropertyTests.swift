@@ -316,11 +316,14 @@ struct NaiveGenerator {
                 Issue.record("does not compile: \(text)")
                 return
             }
-            let decision = program.evaluate(DatabaseRequest(path: "/" + path.joined(separator: "/"), operation: operation,
-                                                            auth: auth.map { .object(["uid": .string($0)]) }, now: 1),
-                                            data: tree(Naive.json(old)))
+            let request = DatabaseRequest(path: "/" + path.joined(separator: "/"), operation: operation,
+                                          auth: auth.map { .object(["uid": .string($0)]) }, now: 1)
+            let decision = program.evaluate(request, data: tree(Naive.json(old)))
             let expected = Naive.decide(rules: rules, old: old, auth: auth, path: path, write: write)
-            #expect(decision.allowed == expected, "rules \(text)\ndata \(Naive.json(old))\nauth \(auth ?? "null") path /\(path.joined(separator: "/")) \(operation)")
+            let described = "rules \(text)\ndata \(Naive.json(old))\nauth \(auth ?? "null") path /\(path.joined(separator: "/")) \(operation)"
+            #expect(decision.allowed == expected, "\(described)")
+            // The verdict-only path decides the same without recording.
+            #expect(program.isAllowed(request, data: tree(Naive.json(old))) == expected, "isAllowed: \(described)")
             checked.add()
             if expected { allowed.add() }
         }

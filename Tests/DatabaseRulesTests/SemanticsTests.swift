@@ -11,7 +11,11 @@ import Testing
     static func decide(_ rules: String, _ path: String, _ operation: DatabaseRequest.Operation, auth: String? = nil,
                        data: String = "null", now: Double = 1000) -> DatabaseDecision? {
         guard let program = program(rules) else { return nil }
-        return program.evaluate(DatabaseRequest(path: path, operation: operation, auth: auth.map(json), now: now), data: tree(data))
+        let request = DatabaseRequest(path: path, operation: operation, auth: auth.map(json), now: now)
+        let decision = program.evaluate(request, data: tree(data))
+        // The verdict-only path decides the same without recording.
+        #expect(program.isAllowed(request, data: tree(data)) == decision.allowed)
+        return decision
     }
 
     @Test func readsCascadeAndDeeperRulesCannotRevoke() throws {
