@@ -186,7 +186,15 @@ final class RecordChunker {
                 break
             }
             if !records.isEmpty && buffer.count >= chunkBytes { break }
+            let undecidedStart = atStart
             guard try fill(&buffer) else { break }
+            if undecidedStart && !atStart {
+                // The start of the input was a byte order mark's first bytes, scanned already; it
+                // may just have been dropped, so scan what is there afresh (no record is framed
+                // yet: those bytes hold no line end).
+                scanFrom = start
+                csvState = CSVScanState()
+            }
         }
 
         if start < buffer.count {

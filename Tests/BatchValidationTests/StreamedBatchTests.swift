@@ -35,6 +35,30 @@ struct StreamedBatchTests {
         #expect(batch.tally.valid == 2)
     }
 
+    /// A byte order mark split over reads was dropped after the framer had scanned its first
+    /// bytes, and the next scan started past the first line end: record 1 swallowed line 2
+    /// (a FuzzRecordReaderJobs finding with 2-byte reads).
+    @Test("a byte order mark split over reads or pieces frames the lines after it as in one read", arguments: [1, 2, 3, 4])
+    func byteOrderMarkSplitOverReads(size: Int) throws {
+        let input: [UInt8] = [0xEF, 0xBB, 0xBF, 0x0A, 0x00, 0x00, 0x00, 0x0A] + Array("abc\n".utf8)
+        let expected = try runBatch([input], BatchConfiguration(writer: WriterOptions(format: .jsonl))).output
+        #expect(lines(expected).map { $0.contains("input.empty") } == [true, false, false])
+        var configuration = BatchConfiguration(writer: WriterOptions(format: .jsonl))
+        configuration.chunkBytes = size
+        configuration.maxRecordsPerChunk = 1
+        #expect(try runBatch([input], configuration).output == expected)
+        let batch = try StreamedBatch(configuration: configuration, checker: toyChecker)
+        var output: [UInt8] = []
+        var start = 0
+        while start < input.count {
+            let end = min(start + size, input.count)
+            output += input[start..<end].withUnsafeBytes { batch.push($0) }
+            start = end
+        }
+        output += batch.finish()
+        #expect(String(decoding: output, as: UTF8.self) == expected)
+    }
+
     @Test("rows come out as soon as their line is complete, not at the end")
     func rowsArePromptlyWritten() throws {
         let batch = try StreamedBatch(configuration: Self.configuration(), checker: toyChecker)
