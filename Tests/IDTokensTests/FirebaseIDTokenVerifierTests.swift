@@ -150,7 +150,11 @@ struct RejectedTokenTests {
         let token = try await sign(validClaims())
         let forged = try withPayload(token, claims { $0["sub"] = "admin" })
         #expect(try await refusal(forged) == .badSignature)
-        let flipped = String(token.dropLast()) + (token.last == "A" ? "B" : "A")
+        // The signature's first character carries six signature bits; its last carries only two
+        // (the rest is base64url padding a decoder ignores), so a change there may change nothing.
+        let signatureStart = token.index(after: token.lastIndex(of: ".")!)
+        var flipped = token
+        flipped.replaceSubrange(signatureStart...signatureStart, with: token[signatureStart] == "A" ? "B" : "A")
         #expect(try await refusal(flipped) == .badSignature)
     }
 
