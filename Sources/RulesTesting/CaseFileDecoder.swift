@@ -64,26 +64,7 @@ struct CaseFileDecoder {
             }
             cases.append(testCase)
         }
-        return RulesCaseFile(path: file, rulesPath: resolve(rulesName), service: service, lookupMode: lookupMode, cases: cases)
-    }
-
-    /// `rules` relative to the case file's directory, with `.` and `..` folded away
-    /// (`rules/tests/../firestore.rules` → `rules/firestore.rules`).
-    private func resolve(_ rules: String) -> String {
-        if rules.hasPrefix("/") { return rules }
-        let directory = (file as NSString).deletingLastPathComponent
-        let joined = directory.isEmpty ? rules : directory + "/" + rules
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..":
-                if let last = parts.last, last != ".." { parts.removeLast() } else if !joined.hasPrefix("/") { parts.append(part) }
-            default: parts.append(part)
-            }
-        }
-        let path = parts.joined(separator: "/")
-        return joined.hasPrefix("/") ? "/" + path : (path.isEmpty ? "." : path)
+        return RulesCaseFile(path: file, rulesPath: resolvePath(rulesName, relativeTo: file), service: service, lookupMode: lookupMode, cases: cases)
     }
 
     private func choice<T: RawRepresentable & CaseIterable>(_ value: DocumentTree?, key: String, required: Bool) throws(CaseFileError) -> T? where T.RawValue == String {

@@ -139,7 +139,7 @@ public enum DatabaseCaseFileLoader {
             }
             cases.append(testCase)
         }
-        return DatabaseCaseFile(path: path, rulesPath: resolve(rulesName.text, against: path), data: data, cases: cases)
+        return DatabaseCaseFile(path: path, rulesPath: resolvePath(rulesName.text, relativeTo: path), data: data, cases: cases)
     }
 
     /// Reads a request file for `validate rules eval`: one case without `name` and `expect`;
@@ -170,21 +170,6 @@ public enum DatabaseCaseFileLoader {
         } catch {
             throw CaseFileError(file: "\(path):\(source.location(of: error.span.start))", message: error.message)
         }
-    }
-
-    static func resolve(_ rules: String, against file: String) -> String {
-        if rules.hasPrefix("/") { return rules }
-        let directory = (file as NSString).deletingLastPathComponent
-        let joined = directory.isEmpty ? rules : directory + "/" + rules
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..": if let last = parts.last, last != ".." { parts.removeLast() } else { parts.append(part) }
-            default: parts.append(part)
-            }
-        }
-        return (joined.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 }
 

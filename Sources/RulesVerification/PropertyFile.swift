@@ -185,7 +185,7 @@ public enum PropertyFileLoader {
         for property in properties where !names.insert(property.name).inserted {
             throw fail("two properties are named `\(property.name)`", near: jsonQuoted(property.name))
         }
-        return PropertyFile(path: path, rulesPath: resolve(rules, against: path), service: service, properties: properties)
+        return PropertyFile(path: path, rulesPath: resolvePath(rules, relativeTo: path), service: service, properties: properties)
     }
 
     /// Parses `/a/{b}/c` or `/a/{b}/{c=**}`: the segments before a final `{x=**}`, and its name.
@@ -238,22 +238,5 @@ public enum PropertyFileLoader {
         guard let needle, let offset = locateOffset(needle, in: file, from: 0) else { return file.name }
         let location = file.location(of: offset)
         return "\(file.name):\(location.line):\(location.column)"
-    }
-
-    static func resolve(_ rules: String, against file: String) -> String {
-        if rules.hasPrefix("/") { return rules }
-        let directory = (file as NSString).deletingLastPathComponent
-        let joined = directory.isEmpty ? rules : directory + "/" + rules
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..":
-                if let last = parts.last, last != ".." { parts.removeLast() } else if !joined.hasPrefix("/") { parts.append(part) }
-            default: parts.append(part)
-            }
-        }
-        let path = parts.joined(separator: "/")
-        return joined.hasPrefix("/") ? "/" + path : (path.isEmpty ? "." : path)
     }
 }
