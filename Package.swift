@@ -141,12 +141,12 @@ let package = Package(
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
-        .testTarget(name: "CLITests", dependencies: ["validate"]),
+        .testTarget(name: "CLITests", dependencies: ["validate", "RulesTestSupport"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: [
-            "FuzzHarness", .product(name: "PropertyBased", package: "swift-property-based"),
+            "FuzzHarness", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
-            "FieldValidation", "Diagnostics", "Patterns", "CorpusGeneration",
+            "FieldValidation", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -155,6 +155,7 @@ let package = Package(
         ]),
         .testTarget(name: "CorpusGenerationTests", dependencies: [
             "CorpusGeneration", "FieldValidation", "BatchValidation", "Patterns", "RulesTesting", "RulesLanguage", "RulesPatterns",
+            "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "DatabaseRulesTests", dependencies: [
@@ -164,42 +165,43 @@ let package = Package(
         .testTarget(name: "IDTokensTests", dependencies: [
             "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
         ]),
-        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage"]),
+        .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage", "RulesTestSupport"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
-            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns",
+            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport",
         ]),
         .testTarget(name: "RulesTestingTests", dependencies: [
-            "RulesTesting", "RulesLanguage", "Diagnostics", .product(name: "PropertyBased", package: "swift-property-based"),
+            "RulesTesting", "RulesLanguage", "Diagnostics", "RulesTestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "AvailabilityTests", dependencies: [
-            "Availability", "ClaimStoreTesting",
+            "Availability", "ClaimStoreTesting", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         ]),
         .testTarget(name: "SQLiteClaimsTests", dependencies: [
-            "SQLiteClaims", "Availability", "ClaimStoreTesting",
+            "SQLiteClaims", "Availability", "ClaimStoreTesting", "RulesTestSupport",
             // The fault tests hold the write lock from a connection of their own.
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "RulesKitTests", dependencies: [
-            "RulesKit", "Availability", "ClaimStoreTesting",
+            "RulesKit", "Availability", "ClaimStoreTesting", "RulesTestSupport",
         ]),
         // Runs built `validate serve` processes: two servers on one PostgreSQL, SIGTERM during a
         // streamed batch, --jwks/--project-id end to end.
         .testTarget(name: "ServeProcessTests", dependencies: [
-            "validate", "Availability", "ClaimStoreLocations", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
+            "validate", "Availability", "ClaimStoreLocations", "IDTokenTesting", "RulesTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "RulesServiceTests", dependencies: [
-            "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers",
+            "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers", "RulesTestSupport",
             "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "PostgresClaimsTests", dependencies: [
-            "PostgresClaims", "Availability", "ClaimStoreTesting",
+            "PostgresClaims", "Availability", "ClaimStoreTesting", "RulesTestSupport",
             // The fault tests hold locks and make deadlocks from a connection of their own.
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),

@@ -1,4 +1,5 @@
 import ClaimStoreTesting
+import RulesTestSupport
 import Foundation
 import Testing
 
@@ -21,7 +22,7 @@ struct MarbleCase: Sendable, CustomTestStringConvertible {
 
     /// Loads every case of every `.marbles` file under corpus/availability.
     static func load() throws -> [MarbleCase] {
-        let directory = packageRoot().appendingPathComponent("corpus/availability")
+        let directory = packageRoot.appendingPathComponent("corpus/availability")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".marbles") }.sorted()
         return try files.flatMap { file in
             try parse(String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8), file: file)

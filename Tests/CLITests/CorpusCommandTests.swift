@@ -1,4 +1,5 @@
 import Foundation
+import RulesTestSupport
 import Testing
 
 /// `validate corpus generate` end to end: same bytes for the same seed, the committed samples,

@@ -1,4 +1,5 @@
 import Foundation
+import RulesTestSupport
 import Testing
 
 /// One line of `corpus/damaged/MANIFEST`: a damaged file and how many records it holds.

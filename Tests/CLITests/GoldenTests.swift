@@ -1,4 +1,5 @@
 import Foundation
+import RulesTestSupport
 import Testing
 
 /// One end-to-end case: a directory under `corpus/cli/` holding `args` (one argument per

@@ -1,4 +1,5 @@
 import Foundation
+import RulesTestSupport
 import Testing
 
 @Suite("--output and colour")

@@ -1,20 +1,6 @@
 import Foundation
+import RulesTestSupport
 
-/// The package root, found by walking up from this file.
-let packageRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-        url.deleteLastPathComponent()
-    }
-    return url
-}()
-
-/// The built `validate` binary: next to the test bundle, else in `.build/debug`.
-let validateBinary: URL = {
-    let besideBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("validate")
-    if FileManager.default.isExecutableFile(atPath: besideBundle.path) { return besideBundle }
-    return packageRoot.appendingPathComponent(".build/debug/validate")
-}()
 
 /// What one run of the binary produced.
 struct Transcript: Equatable {

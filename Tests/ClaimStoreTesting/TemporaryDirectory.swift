@@ -16,12 +16,3 @@ public struct TemporaryDirectory: Sendable {
     /// Deletes the directory and everything in it.
     public func remove() { try? FileManager.default.removeItem(at: url) }
 }
-
-/// The package root, found by walking up from this source file to `Package.swift`.
-public func packageRoot(_ file: String = #filePath) -> URL {
-    var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path), url.path != "/" {
-        url.deleteLastPathComponent()
-    }
-    return url
-}

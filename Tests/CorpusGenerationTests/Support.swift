@@ -1,15 +1,8 @@
 import BatchValidation
 import FieldValidation
 import Foundation
+import RulesTestSupport
 
-/// The package root, found from this file.
-let packageRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-        url.deleteLastPathComponent()
-    }
-    return url
-}()
 
 func repoPath(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
 

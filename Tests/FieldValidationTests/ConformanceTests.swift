@@ -1,5 +1,6 @@
 @testable import FieldValidation
 import Foundation
+import RulesTestSupport
 import Testing
 
 /// Runs `corpus/conformance/*.json`: every case must produce exactly its expected codes (in

@@ -2,6 +2,7 @@
 import Foundation
 import CorpusGeneration
 import Diagnostics
+import RulesTestSupport
 import Testing
 
 /// Differential test against python email-validator 2.4 (`check_deliverability=False,

@@ -1,5 +1,6 @@
 @testable import FieldValidation
 import Foundation
+import RulesTestSupport
 import Testing
 
 @Suite struct EmbeddedRulePacksTests {

@@ -1,5 +1,6 @@
 import Availability
 import ClaimStoreTesting
+import RulesTestSupport
 import Foundation
 import PostgresClaims
 import PostgresNIO
@@ -12,7 +13,7 @@ enum TestServer {
     static func control(_ command: String) throws {
         guard let url = TestDatabase.url else { throw CheckFailure("RULESKIT_POSTGRES_URL is not set") }
         let location = try PostgresLocation(url: url)
-        let script = packageRoot().appendingPathComponent("scripts/postgres").path
+        let script = packageRoot.appendingPathComponent("scripts/postgres").path
         let (status, errors) = try Subprocess.run(["bash", script, command], environment: ["RULESKIT_PG_PORT": String(location.port)])
         try require(status == 0, "scripts/postgres \(command) failed (exit \(status)): \(errors)")
     }

@@ -1,5 +1,6 @@
 import Availability
 import ClaimStoreTesting
+import RulesTestSupport
 import Foundation
 import RulesKit
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// The rule-guarded store against the app's real rules (rules/firestore.rules) and policy.
 struct RuleGuardedClaimStoreTests {
     static func appRules() throws -> String {
-        try String(contentsOf: packageRoot().appendingPathComponent("rules/firestore.rules"), encoding: .utf8)
+        try String(contentsOf: packageRoot.appendingPathComponent("rules/firestore.rules"), encoding: .utf8)
     }
 
     func guarded(_ rules: String) throws -> (RuleGuardedClaimStore, MemoryClaimStore) {

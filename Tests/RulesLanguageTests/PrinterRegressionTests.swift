@@ -1,6 +1,7 @@
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesTestSupport
 import Testing
 
 /// Round-trip failures the fuzzer found (`parse(print(tree)) == tree`), replayed by name. The raw
@@ -10,8 +11,7 @@ import Testing
     /// printed as a postfix base, `(/()['']`, the closing parenthesis joined the segment and the
     /// text no longer parsed. An unclosed `(` in a path segment is now RL1019.
     @Test func pathSegmentWithUnclosedParenthesis() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("corpus/regressions/FuzzRulesParser/path-segment-unclosed-parenthesis")
+        let url = packageRoot.appendingPathComponent("corpus/regressions/FuzzRulesParser/path-segment-unclosed-parenthesis")
         let text = try String(contentsOf: url, encoding: .utf8)
         #expect(text == "service cloud.firestore{function f(){return(/([''])}}")
         let result = RulesParser.parse(SourceFile(name: "r.rules", text: text))

@@ -1,6 +1,7 @@
 import Foundation
 import RulesLanguage
 import RulesPatterns
+import RulesTestSupport
 import Testing
 
 @Suite struct RE2SyntaxTests {
@@ -91,11 +92,7 @@ import Testing
 /// Runs every expression conformance file (including `regex.txt`) with the PCRE2 engine.
 @Suite struct ExpressionCorpusWithPCRE2Tests {
     static func cases() -> [ExpressionCase] {
-        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-            root.deleteLastPathComponent()
-        }
-        return ExpressionCase.loadFiles(in: root.appendingPathComponent("corpus/rules/expressions"))
+        ExpressionCase.loadFiles(in: packageRoot.appendingPathComponent("corpus/rules/expressions"))
     }
 
     @Test func regexFileIsPresent() {

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 @testable import RulesService
+import RulesTestSupport
 import Testing
 
 @Suite("Operations, contract, limits and start-up checks")
@@ -26,7 +27,7 @@ struct OperationsTests {
 
     @Test("GET /openapi.yaml serves docs/openapi.yaml exactly (run scripts/embed-openapi after editing it)")
     func openAPI() async throws {
-        let document = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+        let document = try String(contentsOf: packageRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
         #expect(OpenAPIDocument.yaml + "\n" == document)
         try await ServiceHarness().test { client in
             let served = try await client.send(.get, "/openapi.yaml")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 @testable import RulesService
+import RulesTestSupport
 import Testing
 
 @Suite("POST /v1/rules/{ruleset}/decide")
@@ -16,7 +17,7 @@ struct RulesEndpointTests {
         #expect(RuleSets.stem(of: "rules/firestore.rules") == "firestore")
         #expect(RuleSets.stem(of: "/x/database.rules.json") == "database")
         #expect(RuleSets.stem(of: "other.txt") == "other")
-        let loaded = try RuleSets.load(files: [], directory: repositoryRoot.appendingPathComponent("rules").path)
+        let loaded = try RuleSets.load(files: [], directory: packageRoot.appendingPathComponent("rules").path)
         #expect(loaded.byName.keys.sorted() == ["database", "firestore", "storage"])
     }
 

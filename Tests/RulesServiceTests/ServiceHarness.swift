@@ -5,11 +5,11 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 @testable import RulesService
+import RulesTestSupport
 import Synchronization
 import Testing
 
 /// The repository's root (for `rules/` and `docs/openapi.yaml`).
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// A claim store that forwards to a real one and records every name it is asked about; with
 /// `failure` set, it answers nothing and throws that instead (a store that is down).
@@ -110,7 +110,7 @@ struct ServiceHarness {
         let path = NSTemporaryDirectory() + "rulesservice-\(UUID().uuidString).sqlite"
         let base = try await ClaimStoreLocation.open("sqlite:" + path, connectTimeout: .seconds(5))
         store = SpyStore(base: base, failure: failure)
-        let rules = try RuleSets.load(files: [], directory: repositoryRoot.appendingPathComponent("rules").path)
+        let rules = try RuleSets.load(files: [], directory: packageRoot.appendingPathComponent("rules").path)
         configuration = ServiceConfiguration(store: store, ruleSets: rules, appName: "Chirp", authenticator: DevAuthenticator(),
                                              limits: limits, lookupsPerSecond: lookupsPerSecond, clock: clock)
     }

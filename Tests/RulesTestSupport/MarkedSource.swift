@@ -1,4 +1,4 @@
-// RulesTestSupport: helpers the rules-language test targets share (not a product): source
+// RulesTestSupport: helpers the test targets share (not a product): source
 // text with position markers and the repository's files.
 import Foundation
 

@@ -1,16 +1,10 @@
 import Foundation
+import RulesTestSupport
 import RulesTesting
 
-/// Paths inside the repository, found by walking up from this file to `Package.swift`.
+/// Paths inside the repository.
 enum RepoPaths {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let root = packageRoot
 
     static func path(_ relative: String) -> String {
         root.appendingPathComponent(relative).path

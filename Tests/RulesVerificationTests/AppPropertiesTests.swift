@@ -1,5 +1,6 @@
 import Foundation
 import RulesLanguage
+import RulesTestSupport
 import RulesTesting
 import Testing
 @testable import RulesVerification

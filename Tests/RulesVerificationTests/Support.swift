@@ -1,12 +1,11 @@
 import Foundation
+import RulesTestSupport
 import Testing
 import RulesLanguage
 import RulesPatterns
 import RulesTesting
 @testable import RulesVerification
 
-/// The package root (three levels above this file).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
 func fixtureText(_ name: String) throws -> String {

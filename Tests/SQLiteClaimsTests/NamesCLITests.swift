@@ -1,4 +1,5 @@
 import ClaimStoreTesting
+import RulesTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// parsing, the SQLite store, JSON shapes, exit codes). `RULESKIT_RECORD=1` rewrites the file.
 struct NamesCLITests {
     @Test func namesTranscript() throws {
-        let transcriptURL = packageRoot().appendingPathComponent("corpus/cli/names.transcript")
+        let transcriptURL = packageRoot.appendingPathComponent("corpus/cli/names.transcript")
         let transcript = try String(contentsOf: transcriptURL, encoding: .utf8)
         guard let binary = BatchKill.validateBinary else {
             Issue.record("the `validate` executable is not built next to the tests; run `swift build --build-tests` first")
