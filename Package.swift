@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // NIOEmbedded: a request context for the service's tests (Hummingbird depends on it).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // RSA key generation in the ID-token tests (jwt-kit itself depends on it).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
@@ -199,6 +201,10 @@ let package = Package(
             "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            // A streamed batch whose body stalls: a virtual clock and a context made as Hummingbird's
+            // router tests make it.
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "PostgresClaimsTests", dependencies: [
             "PostgresClaims", "Availability", "ClaimStoreTesting", "RulesTestSupport",

@@ -26,6 +26,9 @@ public enum InputDamage: Error, Sendable, Hashable {
     case missingField(String)
     /// The field exists but is not a string (JSONL).
     case notAString(String)
+    /// No more input arrived for `seconds` (a streamed batch whose sender stalled): the input
+    /// ends at this record, which is not checked.
+    case idleTimeout(seconds: Int)
 
     /// The stable code, e.g. `input.invalid-utf8`.
     public var code: String {
@@ -38,6 +41,7 @@ public enum InputDamage: Error, Sendable, Hashable {
         case .malformedCSV: "input.malformed-csv"
         case .missingField: "input.missing-field"
         case .notAString: "input.not-a-string"
+        case .idleTimeout: "input.idle-timeout"
         }
     }
 
@@ -52,6 +56,8 @@ public enum InputDamage: Error, Sendable, Hashable {
         case let .malformedCSV(detail): "The record is not valid CSV: \(detail)."
         case let .missingField(field): "The record has no field `\(field)`."
         case let .notAString(field): "The field `\(field)` is not a string."
+        case let .idleTimeout(seconds):
+            "No more input arrived for \(seconds) second\(seconds == 1 ? "" : "s"); the input ends before this record."
         }
     }
 

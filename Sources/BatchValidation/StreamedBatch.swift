@@ -56,6 +56,20 @@ public final class StreamedBatch {
         return drain()
     }
 
+    /// Ends the input early because of `damage` (a sender that stalled): the record still open,
+    /// if any, is dropped unchecked, and one row for the next record number says why.
+    ///
+    /// - Returns: That row (empty when the writer shows only valid records).
+    public func stop(_ damage: InputDamage) -> [UInt8] {
+        var row: [UInt8] = []
+        var rendered = RenderedViolations()
+        context.writer.record(file: "-", prefix: context.jsonlPrefix, number: nextNumber, value: nil, verdict: .damaged(damage),
+                              rendered: &rendered, into: &row)
+        tally.add(.damaged(damage))
+        nextNumber += 1
+        return row
+    }
+
     /// Checks every chunk the chunker can frame from what was pushed so far.
     private func drain() -> [UInt8] {
         var rows: [UInt8] = []

@@ -26,7 +26,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .unknownEndpoint()
-            case .methodNotAllowed: return .methodNotAllowed()
+            case .methodNotAllowed: return .methodNotAllowed(allow: nil)
             case .contentTooLarge: return .bodyTooLarge(limit: nil)
             default: return ServiceError(error.status, code: "API1902", message: "The request cannot be answered (\(error.status.code)).")
             }

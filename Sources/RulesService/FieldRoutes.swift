@@ -18,11 +18,13 @@ struct FieldRoutes: Sendable {
     let fixedContext: RecordContext
     let limits: ServiceLimits
     let streams: StreamSlots
+    /// The clock of a stream's idle timeout.
+    let streamClock: any Clock<Duration>
 
     /// Builds every field's checker from the shipped rule packs.
     ///
     /// - Throws: ``CheckerSetupError`` when a rule pack does not load.
-    init(appName: String?, limits: ServiceLimits) throws(CheckerSetupError) {
+    init(appName: String?, limits: ServiceLimits, streamClock: any Clock<Duration>) throws(CheckerSetupError) {
         var fields: [String: Field] = [:]
         let fixed = RecordContext(appName: appName)
         for kind in FieldKind.allCases {
@@ -34,11 +36,12 @@ struct FieldRoutes: Sendable {
         self.fixedContext = fixed
         self.limits = limits
         self.streams = StreamSlots(limit: limits.maxBatchStreams)
+        self.streamClock = streamClock
     }
 
-    func add(to router: Router<ServiceRequestContext>) {
-        router.post("v1/:field/validate") { request, context in try await validate(request, context) }
-        router.post("v1/:field/validate-batch") { request, context in try batch(request, context) }
+    func add(to routes: RouteRegistrar) {
+        routes.on(.post, "v1/:field/validate") { request, context in try await validate(request, context) }
+        routes.on(.post, "v1/:field/validate-batch") { request, context in try await batch(request, context) }
     }
 
     /// The field named in the path, or 404.
@@ -79,26 +82,27 @@ struct FieldRoutes: Sendable {
         value: .name("value"), username: .name("context.username"), email: .name("context.email"),
         appName: .name("context.appName"), confirmation: .name("confirmation"), contextRequired: false)
 
-    private func batch(_ request: Request, _ context: ServiceRequestContext) throws -> Response {
+    private func batch(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let field = try field(context)
         try RequestBodyReader.requireContentType(RequestBodyReader.ndjson, of: request)
         guard let slot = streams.take() else { throw ServiceError.tooManyStreams(limit: limits.maxBatchStreams) }
         let configuration = BatchConfiguration(input: .jsonl, fields: Self.selection, fixedContext: fixedContext,
                                                writer: field.kind.jsonlWriter, maxRecordBytes: limits.maxLineBytes, jobs: 1)
-        let checker = field.checker
+        // INVARIANT: JSONL input never makes a streamed batch throw.
+        let stream = BatchStream(batch: try StreamedBatch(configuration: configuration, checker: field.checker), body: request.body,
+                                 idleTimeout: limits.streamIdleTimeout, clock: streamClock)
+        // The head waits for the first rows, so a body that stalls before them gets a 408.
+        let first = try await stream.nextRows()
+        if stream.idled { throw ServiceError.bodyIdle(after: limits.streamIdleTimeout) }
         return Response(status: .ok, headers: [.contentType: RequestBodyReader.ndjson], body: ResponseBody { writer in
-            // INVARIANT: JSONL input never makes a streamed batch throw.
-            let batch = try StreamedBatch(configuration: configuration, checker: checker)
-            for try await piece in request.body {
-                let rows = piece.withUnsafeReadableBytes { batch.push($0) }
-                if !rows.isEmpty { try await writer.write(ByteBuffer(bytes: rows)) }
+            // The slot is given back when the stream ends, written to the end or not.
+            defer { slot.giveBack() }
+            var rows = first
+            while let next = rows {
+                try await writer.write(ByteBuffer(bytes: next))
+                rows = try await stream.nextRows()
             }
-            let rows = batch.finish()
-            if !rows.isEmpty { try await writer.write(ByteBuffer(bytes: rows)) }
             try await writer.finish(nil)
-            // The closure holds the slot: it is given back when the body is done with, written
-            // to the end or not.
-            withExtendedLifetime(slot) {}
         })
     }
 }
@@ -127,11 +131,17 @@ final class StreamSlots: Sendable {
     var count: Int { inUse.withLock { $0 } }
 }
 
-/// One taken stream slot; given back when released.
+/// One taken stream slot: given back by ``giveBack()`` or, at the latest, when released.
 final class StreamSlot: Sendable {
     private let owner: StreamSlots
+    private let isHeld = Mutex(true)
 
     fileprivate init(owner: StreamSlots) { self.owner = owner }
 
-    deinit { owner.giveBack() }
+    /// Gives the slot back (once; later calls do nothing).
+    func giveBack() {
+        if isHeld.withLock({ held in defer { held = false }; return held }) { owner.giveBack() }
+    }
+
+    deinit { giveBack() }
 }

@@ -9,11 +9,11 @@ struct NameRoutes: Sendable {
     let limiter: RateLimiter?
     let maxBodyBytes: Int
 
-    func add(to router: Router<ServiceRequestContext>) {
-        router.get("v1/names/:name") { request, context in try await availability(request, context) }
-        router.post("v1/names/:name/claim") { request, context in try await claim(request, context) }
-        router.delete("v1/names/:name/claim") { request, context in try await release(request, context) }
-        router.post("v1/names/rename") { request, context in try await rename(request, context) }
+    func add(to routes: RouteRegistrar) {
+        routes.on(.get, "v1/names/:name") { request, context in try await availability(request, context) }
+        routes.on(.post, "v1/names/:name/claim") { request, context in try await claim(request, context) }
+        routes.on(.delete, "v1/names/:name/claim") { request, context in try await release(request, context) }
+        routes.on(.post, "v1/names/rename") { request, context in try await rename(request, context) }
     }
 
     /// `{"code", "message"}`.

@@ -14,6 +14,9 @@ info:
     Request bodies are JSON (`application/json`) except the streamed batch (`application/x-ndjson`).
     Unknown members of JSON request objects are ignored unless a schema says otherwise.
     Path parameters are percent-decoded.
+    A path asked with a method it does not take answers 405 `API1204` with `Allow` listing the
+    methods it takes; `OPTIONS` on a path answers 204 with that `Allow`; `HEAD` is answered
+    wherever `GET` is. A path that is not here answers 404 `API1203`.
 servers:
   - url: http://127.0.0.1:8080
 paths:
@@ -56,7 +59,10 @@ paths:
         (`validate FIELD --input jsonl --format jsonl`), `record` counting lines from 1. A line
         that cannot be checked (not JSON, `value` missing or not a string, empty, invalid UTF-8,
         a NUL, longer than `--max-line-bytes`) gets its row with one `input.*` error; the stream
-        goes on. The body may be of any size: memory stays flat.
+        goes on. The body may be of any size: memory stays flat. When no more of the body arrives
+        for `--stream-idle-timeout` seconds, the stream ends with one row for the next record,
+        `input.idle-timeout`, and the line still open is dropped; if no row was ready yet, the
+        answer is 408 `API1602` instead. The response starts once the first rows are ready.
       parameters:
         - $ref: '#/components/parameters/Field'
       requestBody:
@@ -75,6 +81,7 @@ paths:
                 type: string
                 description: Lines of `BatchRow` JSON objects.
         '404': {$ref: '#/components/responses/NotFound'}
+        '408': {$ref: '#/components/responses/BodyIdle'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '503': {$ref: '#/components/responses/Unavailable'}
@@ -307,6 +314,11 @@ components:
           schema: {$ref: '#/components/schemas/Error'}
     InvalidName:
       description: '`AV1001` the name breaks the display-name rules (the message lists how); `AV1002` it is reserved.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    BodyIdle:
+      description: '`API1602` no more of the request body arrived for `--stream-idle-timeout` seconds before the first row was ready.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}

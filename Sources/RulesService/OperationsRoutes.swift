@@ -16,17 +16,17 @@ struct OperationsRoutes: Sendable {
         var status: String
     }
 
-    func add(to router: Router<ServiceRequestContext>) {
-        router.get("healthz") { _, _ in try JSONResponse.make(Status(status: "alive")) }
-        router.get("readyz") { _, _ in
+    func add(to routes: RouteRegistrar) {
+        routes.on(.get, "healthz") { _, _ in try JSONResponse.make(Status(status: "alive")) }
+        routes.on(.get, "readyz") { _, _ in
             _ = try await store.availability(of: Self.probeName)
             return try JSONResponse.make(Status(status: "ready"))
         }
-        router.get("metrics") { _, _ in
+        routes.on(.get, "metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
-        router.get("openapi.yaml") { _, _ in
+        routes.on(.get, "openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"],
                      body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }

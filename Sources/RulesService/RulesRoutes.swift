@@ -10,8 +10,8 @@ struct RulesRoutes: Sendable {
     let ruleSets: RuleSets
     let maxBodyBytes: Int
 
-    func add(to router: Router<ServiceRequestContext>) {
-        router.post("v1/rules/:ruleset/decide") { request, context in try await decide(request, context) }
+    func add(to routes: RouteRegistrar) {
+        routes.on(.post, "v1/rules/:ruleset/decide") { request, context in try await decide(request, context) }
     }
 
     /// `{"decision": "allow" | "deny", "explanation": …}`.

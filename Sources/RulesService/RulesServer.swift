@@ -17,23 +17,27 @@ public enum RulesServer {
         }
         let fields: FieldRoutes
         do {
-            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits)
+            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits, streamClock: configuration.streamClock)
         } catch {
             throw ServiceSetupError(message: error.description)
         }
         let metrics = ServiceMetrics()
-        let router = Router(context: ServiceRequestContext.self)
+        // HEAD is answered wherever GET is, without a body.
+        let router = Router(context: ServiceRequestContext.self, options: .autoGenerateHeadEndpoints)
         // Middleware first (outermost first): routes added later are wrapped by all of it.
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
-        OperationsRoutes(store: configuration.store, metrics: metrics).add(to: router)
-        fields.add(to: router)
+        let routes = RouteRegistrar(router: router)
+        OperationsRoutes(store: configuration.store, metrics: metrics).add(to: routes)
+        fields.add(to: routes)
         let limiter = configuration.lookupsPerSecond.map { RateLimiter(rate: $0, clock: configuration.clock) }
         NameRoutes(store: configuration.store, authentication: RequestAuthentication(authenticator: configuration.authenticator),
-                   limiter: limiter, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: router)
-        RulesRoutes(ruleSets: configuration.ruleSets, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: router)
+                   limiter: limiter, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
+        RulesRoutes(ruleSets: configuration.ruleSets, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
+        // Last: it wraps only the not-found answer, which it turns into 405 for a known path.
+        router.add(middleware: MethodNotAllowedMiddleware(table: routes.table))
         return router
     }
 

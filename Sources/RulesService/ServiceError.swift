@@ -13,18 +13,22 @@ public struct ServiceError: Error, Sendable, HTTPResponseError {
     public var message: String
     /// Seconds after which a retry can succeed (429, 503): sent as `Retry-After`.
     public var retryAfter: Int?
+    /// The methods the path accepts (405): sent as `Allow`.
+    public var allow: String?
 
     /// Creates an error.
-    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil, allow: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.allow = allow
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let allow { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
@@ -81,9 +85,19 @@ extension ServiceError {
         ServiceError(.notFound, code: "API1203", message: "There is no such endpoint; see /openapi.yaml.")
     }
 
-    /// 405 `API1204`: the endpoint exists, not with this method.
-    static func methodNotAllowed() -> ServiceError {
-        ServiceError(.methodNotAllowed, code: "API1204", message: "The endpoint does not accept this method; see /openapi.yaml.")
+    /// 405 `API1204`: the endpoint exists, not with this method; `allow` lists the methods it
+    /// takes (`GET, HEAD, OPTIONS`), nil when unknown.
+    static func methodNotAllowed(allow: String?) -> ServiceError {
+        let methods = allow.map { " (it takes \($0))" } ?? ""
+        return ServiceError(.methodNotAllowed, code: "API1204",
+                            message: "The endpoint does not accept this method\(methods); see /openapi.yaml.", allow: allow)
+    }
+
+    /// 408 `API1602`: a streamed batch's body stalled before its first row.
+    static func bodyIdle(after limit: Duration) -> ServiceError {
+        let seconds = limit.components.seconds
+        return ServiceError(.requestTimeout, code: "API1602",
+                            message: "No more of the request body arrived for \(seconds) second\(seconds == 1 ? "" : "s").")
     }
 
     /// 413 `API1301`: the body is larger than its limit.

@@ -62,6 +62,11 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds a request may take before 503.", valueName: "SECONDS"))
     var requestTimeout = 30
 
+    @Option(name: .customLong("stream-idle-timeout"),
+            help: ArgumentHelp("Seconds a streamed batch waits for more of its body before it ends (input.idle-timeout).",
+                               valueName: "SECONDS"))
+    var streamIdleTimeout = 30
+
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
     var connectTimeout = 10
 
@@ -78,7 +83,7 @@ struct ServeCommand: ParsableCommand {
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be more than 0, not \(rateLimit)") }
         for (flag, value) in [("--max-body-bytes", maxBodyBytes), ("--max-line-bytes", maxLineBytes),
                               ("--max-batch-streams", maxBatchStreams), ("--request-timeout", requestTimeout),
-                              ("--connect-timeout", connectTimeout)] where value < 1 {
+                              ("--stream-idle-timeout", streamIdleTimeout), ("--connect-timeout", connectTimeout)] where value < 1 {
             throw ValidationError("\(flag) must be at least 1, not \(value)")
         }
     }
@@ -96,7 +101,7 @@ struct ServeCommand: ParsableCommand {
         }
         let (spec, host) = (store, host)
         let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
-                                   requestTimeout: .seconds(requestTimeout))
+                                   requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout))
         let (port, appName, rate, connectTimeout) = (port, appName, rateLimit, Duration.seconds(connectTimeout))
         let (devAuth, jwks, projectID) = (devAuth, jwks, projectID)
         let status = waitFor {

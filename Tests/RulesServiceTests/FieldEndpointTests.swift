@@ -107,10 +107,10 @@ struct FieldEndpointTests {
     func streamLimit() async throws {
         var limits = ServiceLimits()
         limits.maxBatchStreams = 1
-        let routes = try FieldRoutes(appName: nil, limits: limits)
+        let routes = try FieldRoutes(appName: nil, limits: limits, streamClock: ContinuousClock())
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        routes.add(to: router)
+        routes.add(to: RouteRegistrar(router: router))
         let app = Application(router: router)
         let body = "{\"value\": \"a@b.c\"}\n"
         var held = routes.streams.take()
