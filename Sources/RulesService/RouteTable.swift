@@ -8,7 +8,18 @@ struct RouteTable: Sendable {
     struct Entry: Sendable {
         /// The template's segments: a constant, or a parameter (`:name`) that matches any one segment.
         let segments: [Substring]
+        /// The template as the router names it in metrics and logs (`/v1/names/{name}/claim`).
+        let route: String
         var methods: Set<HTTPRequest.Method>
+
+        /// The methods the path answers, sorted: `HEAD` wherever `GET` is (the router generates
+        /// it), and `OPTIONS` (answered by ``MethodNotAllowedMiddleware``).
+        var allowed: [HTTPRequest.Method] {
+            var methods = methods
+            if methods.contains(.get) { methods.insert(.head) }
+            methods.insert(.options)
+            return methods.sorted { $0.rawValue < $1.rawValue }
+        }
     }
 
     private(set) var entries: [Entry] = []
@@ -19,30 +30,24 @@ struct RouteTable: Sendable {
         if let index = entries.firstIndex(where: { $0.segments == segments }) {
             entries[index].methods.insert(method)
         } else {
-            entries.append(Entry(segments: segments, methods: [method]))
+            entries.append(Entry(segments: segments, route: RouterPath(path).description, methods: [method]))
         }
     }
 
-    /// The methods the request path answers, sorted (`HEAD` wherever `GET` is, as the router
-    /// generates it, and `OPTIONS`, answered by ``MethodNotAllowedMiddleware``), or nil when no
-    /// route has this path.
+    /// The entry whose template the request path matches, or nil when no route has this path.
     ///
     /// The path is resolved as the router resolves it: segment by segment, a constant before a
     /// parameter (`/v1/names/rename` is the rename route's path, not a name's).
-    func allowedMethods(forPath path: String) -> [HTTPRequest.Method]? {
+    func entry(forPath path: String) -> Entry? {
         let request = Self.segments(of: path)
         let matching = entries.filter { entry in
             entry.segments.count == request.count
                 && zip(entry.segments, request).allSatisfy { template, segment in Self.isParameter(template) || template == segment }
         }
         // The most specific: compared segment by segment, a constant wins over a parameter.
-        guard let entry = matching.max(by: { lhs, rhs in
+        return matching.max { lhs, rhs in
             lhs.segments.map { !Self.isParameter($0) }.lexicographicallyPrecedes(rhs.segments.map { !Self.isParameter($0) }) { !$0 && $1 }
-        }) else { return nil }
-        var methods = entry.methods
-        if methods.contains(.get) { methods.insert(.head) }
-        methods.insert(.options)
-        return methods.sorted { $0.rawValue < $1.rawValue }
+        }
     }
 
     /// A path's non-empty segments (the router ignores empty ones too).
@@ -80,8 +85,10 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            guard let allowed = table.allowedMethods(forPath: request.uri.path) else { throw error }
-            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            guard let entry = table.entry(forPath: request.uri.path) else { throw error }
+            // Metrics and logs name the path's route, not "NotFound".
+            context.coreContext.endpointPath.value = entry.route
+            let allow = entry.allowed.map(\.rawValue).joined(separator: ", ")
             if request.method == .options {
                 return Response(status: .noContent, headers: [.allow: allow])
             }

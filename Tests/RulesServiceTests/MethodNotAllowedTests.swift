@@ -58,6 +58,9 @@ struct MethodNotAllowedTests {
     func rightMethod() async throws {
         try await ServiceHarness().test { client in
             #expect(try await client.send(.get, "/healthz").status == .ok)
+            _ = try await client.send(.post, "/healthz")
+            let metrics = try await client.send(.get, "/metrics").text
+            #expect(metrics.contains(#"http_requests_total{method="POST",route="/healthz",status="405"} 1"#))
             let rename = try await client.post("/v1/names/rename", json: #"{"from": "a.b", "to": "c.d"}"#, user: "alice")
             #expect(rename.status != .methodNotAllowed && rename.status != .notFound)
         }
@@ -70,10 +73,11 @@ struct MethodNotAllowedTests {
         table.add(.post, "v1/names/rename")
         table.add(.post, "v1/names/:name/claim")
         table.add(.delete, "v1/names/:name/claim")
-        #expect(table.allowedMethods(forPath: "/v1/names/rename") == [.options, .post])
-        #expect(table.allowedMethods(forPath: "/v1/names/renamed") == [.get, .head, .options])
-        #expect(table.allowedMethods(forPath: "/v1/names/rename/claim") == [.delete, .options, .post])
-        #expect(table.allowedMethods(forPath: "/v1/names") == nil)
-        #expect(table.allowedMethods(forPath: "/v1/other/x") == nil)
+        #expect(table.entry(forPath: "/v1/names/rename")?.allowed == [.options, .post])
+        #expect(table.entry(forPath: "/v1/names/renamed")?.allowed == [.get, .head, .options])
+        #expect(table.entry(forPath: "/v1/names/renamed")?.route == "/v1/names/{name}")
+        #expect(table.entry(forPath: "/v1/names/rename/claim")?.allowed == [.delete, .options, .post])
+        #expect(table.entry(forPath: "/v1/names") == nil)
+        #expect(table.entry(forPath: "/v1/other/x") == nil)
     }
 }
