@@ -19,6 +19,11 @@ import Darwin
 /// (`AV3006`), a file that is not a claims database (`AV3008`), and the file replaced or removed
 /// while open (`AV3009`, checked before every operation: the same file, still starting with the
 /// SQLite header). A failed write leaves nothing behind: it is one transaction.
+///
+/// Lookups by name (``availability(of:)``, ``owner(of:)``) run on a connection of their own, on
+/// the caller's thread: one `SELECT` by key with a prepared statement kept across lookups, in
+/// SQLite's autocommit mode. The statement is its own read transaction, so it sees every claim
+/// committed before it starts, through any connection or process; nothing is cached.
 public final class SQLiteClaimStore: ClaimStore {
     public let policy: any DisplayNamePolicy
     /// The database file.
@@ -31,6 +36,8 @@ public final class SQLiteClaimStore: ClaimStore {
     /// limit. Writing past it fails with `AV3006`, like a full disk.
     public let maxPageCount: Int?
     private let pool: DatabasePool
+    /// The connection for lookups by name (see the type's documentation).
+    private let lookups: DatabaseQueue
     private let identity: FileIdentity?
 
     /// Opens (creating if needed) the store at `path` and migrates its schema.
@@ -58,6 +65,8 @@ public final class SQLiteClaimStore: ClaimStore {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            configuration.label = "RulesKit.claims.lookups"
+            lookups = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
             throw Self.storeError(error, path: path)
         }
@@ -89,7 +98,7 @@ public final class SQLiteClaimStore: ClaimStore {
         case .refused(let outcome):
             return ClaimVerdict.availability(refused: outcome)
         case .claimable(let name, let key):
-            let holder = try await read { db in try Self.holder(ofKey: key, db) }
+            let holder = try lookUp { db in try Self.holder(ofKey: key, db) }
             return ClaimVerdict.availability(name: name, key: key, holder: holder)
         }
     }
@@ -158,7 +167,7 @@ public final class SQLiteClaimStore: ClaimStore {
 
     public func owner(of name: String) async throws(ClaimStoreError) -> Claim? {
         let key = policy.evaluate(name).key
-        return try await read { db in try Self.holder(ofKey: key, db) }
+        return try lookUp { db in try Self.holder(ofKey: key, db) }
     }
 
     /// Every claim, sorted by key (for tools and consistency checks).
@@ -182,7 +191,7 @@ public final class SQLiteClaimStore: ClaimStore {
     // MARK: - SQL helpers
 
     private static func holder(ofKey key: String, _ db: Database) throws -> Claim? {
-        try Row.fetchOne(db, sql: "SELECT name, key, owner FROM display_names WHERE key = ?", arguments: [key])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT name, key, owner FROM display_names WHERE key = ?"), arguments: [key])
             .map(claim(from:))
     }
 
@@ -198,6 +207,12 @@ public final class SQLiteClaimStore: ClaimStore {
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {
         try checkFile()
         do { return try await pool.read(body) } catch { throw Self.storeError(error, path: path) }
+    }
+
+    /// One lookup on the lookup connection, on the caller's thread, outside any transaction.
+    private func lookUp<T>(_ body: (Database) throws -> T) throws(ClaimStoreError) -> T {
+        try checkFile()
+        do { return try lookups.unsafeRead(body) } catch { throw Self.storeError(error, path: path) }
     }
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {

@@ -41,6 +41,25 @@ struct SQLiteClaimStoreTests {
         #expect(error?.kind == .unreachable)
     }
 
+    @Test func aLookupSeesEveryClaimAndReleaseCommittedThroughAnotherConnection() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("names.sqlite")
+        let (reader, writer) = (try SQLiteClaimStore(path: path, policy: policy), try SQLiteClaimStore(path: path, policy: policy))
+        var checked = 0
+        for round in 0..<50 {
+            let name = "Name_\(round)"
+            #expect(try await reader.availability(of: name).isAvailable)
+            #expect(try await writer.claim(name, by: "user\(round)").claimed)
+            #expect(try await !reader.availability(of: name).isAvailable, "a claim through another connection is seen at once")
+            #expect(try await reader.owner(of: name)?.owner == "user\(round)")
+            #expect(try await !writer.release(name, by: "user\(round)").claimed)
+            #expect(try await reader.availability(of: name).isAvailable, "a release through another connection is seen at once")
+            checked += 1
+        }
+        #expect(checked == 50)
+    }
+
     @Test func claimRaceFromEightConnections() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
