@@ -12,6 +12,19 @@ struct FieldRoutes: Sendable {
         let kind: FieldKind
         let checker: any FieldChecker
         let single: ValueCheck
+
+        /// Whether a value comes with a context and a confirmation: passwords only, as in the CLI,
+        /// whose other field commands have no context flags. Other fields ignore both members,
+        /// whatever their type.
+        var takesContext: Bool { kind == .password }
+
+        /// Where a batch line's parts are: the CLI's `--field value` and, for passwords,
+        /// `--username-field context.username …` with an optional confirmation.
+        var selection: FieldSelection {
+            guard takesContext else { return FieldSelection(value: .name("value"), contextRequired: false) }
+            return FieldSelection(value: .name("value"), username: .name("context.username"), email: .name("context.email"),
+                                  appName: .name("context.appName"), confirmation: .name("confirmation"), contextRequired: false)
+        }
     }
 
     let fields: [String: Field]
@@ -53,7 +66,7 @@ struct FieldRoutes: Sendable {
 
     // MARK: - One value
 
-    /// `{"value", "context"?, "confirmation"?}`; unknown members are ignored.
+    /// `{"value", "context"?, "confirmation"?}` (passwords); unknown members are ignored.
     struct ValidateRequest: Decodable {
         struct Context: Decodable {
             var username: String?
@@ -66,9 +79,16 @@ struct FieldRoutes: Sendable {
         var confirmation: String?
     }
 
+    /// `{"value"}` (fields without a context); every other member is ignored.
+    struct ValueRequest: Decodable {
+        var value: String
+    }
+
     private func validate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let field = try field(context)
-        let body = try await RequestBodyReader.decode(ValidateRequest.self, from: request, limit: limits.maxBodyBytes)
+        let body = field.takesContext
+            ? try await RequestBodyReader.decode(ValidateRequest.self, from: request, limit: limits.maxBodyBytes)
+            : ValidateRequest(value: try await RequestBodyReader.decode(ValueRequest.self, from: request, limit: limits.maxBodyBytes).value)
         let recordContext = RecordContext(username: body.context?.username, email: body.context?.email, appName: body.context?.appName)
         let result = field.single.check(body.value, context: recordContext, confirmation: body.confirmation)
         return JSONResponse.make(bytes: result.json)
@@ -76,17 +96,11 @@ struct FieldRoutes: Sendable {
 
     // MARK: - Streamed batch
 
-    /// Where each NDJSON line's parts are: the CLI's `--field value --username-field
-    /// context.username …`, with an optional confirmation.
-    private static let selection = FieldSelection(
-        value: .name("value"), username: .name("context.username"), email: .name("context.email"),
-        appName: .name("context.appName"), confirmation: .name("confirmation"), contextRequired: false)
-
     private func batch(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let field = try field(context)
         try RequestBodyReader.requireContentType(RequestBodyReader.ndjson, of: request)
         guard let slot = streams.take() else { throw ServiceError.tooManyStreams(limit: limits.maxBatchStreams) }
-        let configuration = BatchConfiguration(input: .jsonl, fields: Self.selection, fixedContext: fixedContext,
+        let configuration = BatchConfiguration(input: .jsonl, fields: field.selection, fixedContext: fixedContext,
                                                writer: field.kind.jsonlWriter, maxRecordBytes: limits.maxLineBytes, jobs: 1)
         // INVARIANT: JSONL input never makes a streamed batch throw.
         let stream = BatchStream(batch: try StreamedBatch(configuration: configuration, checker: field.checker), body: request.body,

@@ -363,6 +363,9 @@ components:
               type: string
     ValidateRequest:
       type: object
+      description: |
+        `context` and `confirmation` are read for passwords only; for `email` and `display-name`
+        they are ignored whatever their type, as the CLI reads only `--field value` for those.
       required: [value]
       properties:
         value:

@@ -51,6 +51,36 @@ struct FieldEndpointTests {
         #expect(!harness.logs.all.contains(password))
     }
 
+    @Test("email and display names take no context, as in the CLI: `context` and `confirmation` are ignored, whatever their type")
+    func onlyPasswordsTakeAContext() async throws {
+        // `appName` does not reserve a display name per request (the CLI has no such flag), and no
+        // member beside `value` is even type-checked (the CLI reads only `--field value`).
+        let body = """
+            {"value": "John.Doe", "context": {"appName": 5}, "confirmation": 7}
+            {"value": "Chirp2", "context": {"appName": "Chirp2"}}
+            {"value": "a..b", "context": "x"}
+            """
+        let checker = try FieldCheckers.make(.displayName, rulesDirectory: nil, appName: "Chirp")
+        let expected = try StreamedBatch(configuration: BatchConfiguration(
+            input: .jsonl, fields: FieldSelection(value: .name("value")), writer: FieldKind.displayName.jsonlWriter), checker: checker)
+        let cliRows = String(decoding: Array(body.utf8).withUnsafeBytes { expected.push($0) } + expected.finish(), as: UTF8.self)
+        #expect(cliRows.split(separator: "\n").count == 3 && !cliRows.contains("input."))
+        try await ServiceHarness().test { client in
+            let rows = try await client.post("/v1/display-name/validate-batch", json: body, contentType: "application/x-ndjson")
+            #expect(rows.text == cliRows)
+            for (field, value) in [("email", "A@Example.COM"), ("display-name", "John.Doe")] {
+                let plain = try await client.post("/v1/\(field)/validate", json: #"{"value": "\#(value)"}"#)
+                let withContext = try await client.post("/v1/\(field)/validate", json: #"{"value": "\#(value)", "context": 5, "confirmation": [1]}"#)
+                #expect(plain.status == .ok && withContext.status == .ok, "\(field)")
+                #expect(withContext.text == plain.text, "\(field)")
+            }
+            let appName = try await client.post("/v1/display-name/validate", json: #"{"value": "Chirp2", "context": {"appName": "Chirp2"}}"#)
+            #expect(appName.object["valid"] as? Bool == true)
+            let password = try await client.post("/v1/password/validate", json: #"{"value": "x", "context": 5}"#)
+            #expect(password.status == .badRequest && password.errorCode == "API1002", "a password's context is still checked")
+        }
+    }
+
     @Test("a batch streams exactly the CLI's rows, one per line, damaged lines with their input.* codes")
     func batchRowsAreTheCLIRows() async throws {
         let body = "{\"value\": \"John.Doe\"}\n{\"value\": \"a..b\"}\nnot json\n\n{\"name\": \"x\"}\n{\"value\": \"\(String(repeating: "x", count: 200))\"}\r\n{\"value\": \"Jane_Doe\"}"
