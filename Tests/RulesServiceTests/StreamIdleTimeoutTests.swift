@@ -103,7 +103,7 @@ struct StreamIdleTimeoutTests {
         #expect(served.status == .ok, "the stalled batch gave its slot back")
     }
 
-    @Test("a body that ends is not cut short, however long the clock ran before")
+    @Test("a body that ends gets every row and no idle-timeout row")
     func endedBody() async throws {
         let service = try await Service()
         let (response, source) = service.batch()
