@@ -31,13 +31,13 @@ struct FieldRoutes: Sendable {
     let fixedContext: RecordContext
     let limits: ServiceLimits
     let streams: StreamSlots
-    /// The clock of a stream's idle timeout.
-    let streamClock: any Clock<Duration>
+    /// The clock of a stream's idle timeout (the service's timeout clock).
+    let timeoutClock: any Clock<Duration>
 
     /// Builds every field's checker from the shipped rule packs.
     ///
     /// - Throws: ``CheckerSetupError`` when a rule pack does not load.
-    init(appName: String?, limits: ServiceLimits, streamClock: any Clock<Duration>) throws(CheckerSetupError) {
+    init(appName: String?, limits: ServiceLimits, timeoutClock: any Clock<Duration>) throws(CheckerSetupError) {
         var fields: [String: Field] = [:]
         let fixed = RecordContext(appName: appName)
         for kind in FieldKind.allCases {
@@ -49,7 +49,7 @@ struct FieldRoutes: Sendable {
         self.fixedContext = fixed
         self.limits = limits
         self.streams = StreamSlots(limit: limits.maxBatchStreams)
-        self.streamClock = streamClock
+        self.timeoutClock = timeoutClock
     }
 
     func add(to routes: RouteRegistrar) {
@@ -104,7 +104,7 @@ struct FieldRoutes: Sendable {
                                                writer: field.kind.jsonlWriter, maxRecordBytes: limits.maxLineBytes, jobs: 1)
         // INVARIANT: JSONL input never makes a streamed batch throw.
         let stream = BatchStream(batch: try StreamedBatch(configuration: configuration, checker: field.checker), body: request.body,
-                                 idleTimeout: limits.streamIdleTimeout, clock: streamClock)
+                                 idleTimeout: limits.streamIdleTimeout, clock: timeoutClock)
         // The head waits for the first rows, so a body that stalls before them gets a 408.
         let first = try await stream.nextRows()
         if stream.idled { throw ServiceError.bodyIdle(after: limits.streamIdleTimeout) }

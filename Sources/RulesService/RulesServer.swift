@@ -17,7 +17,7 @@ public enum RulesServer {
         }
         let fields: FieldRoutes
         do {
-            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits, streamClock: configuration.streamClock)
+            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits, timeoutClock: configuration.timeoutClock)
         } catch {
             throw ServiceSetupError(message: error.description)
         }
@@ -28,7 +28,7 @@ public enum RulesServer {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
+        router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout, clock: configuration.timeoutClock))
         let routes = RouteRegistrar(router: router)
         OperationsRoutes(store: configuration.store, metrics: metrics).add(to: routes)
         fields.add(to: routes)

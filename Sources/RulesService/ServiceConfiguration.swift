@@ -29,14 +29,14 @@ public struct ServiceConfiguration: Sendable {
     public var lookupsPerSecond: Double?
     /// The clock the rate limiter reads (tests pass a manual one).
     public var clock: any RateLimitClock
-    /// The clock a streamed batch's idle timeout runs on (tests pass a test clock).
-    public var streamClock: any Clock<Duration>
+    /// The clock the request timeout and a streamed batch's idle timeout run on (tests pass a test clock).
+    public var timeoutClock: any Clock<Duration>
 
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, store: any ClaimStore, ruleSets: RuleSets = RuleSets(),
                 appName: String? = nil, authenticator: (any Authenticator)? = nil, limits: ServiceLimits = ServiceLimits(),
                 lookupsPerSecond: Double? = 20, clock: any RateLimitClock = SystemRateLimitClock(),
-                streamClock: any Clock<Duration> = ContinuousClock()) {
+                timeoutClock: any Clock<Duration> = ContinuousClock()) {
         self.host = host
         self.port = port
         self.store = store
@@ -46,6 +46,6 @@ public struct ServiceConfiguration: Sendable {
         self.limits = limits
         self.lookupsPerSecond = lookupsPerSecond
         self.clock = clock
-        self.streamClock = streamClock
+        self.timeoutClock = timeoutClock
     }
 }

@@ -5,17 +5,18 @@ import Hummingbird
 /// head is ready.
 struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     let timeout: Duration
+    let clock: any Clock<Duration>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         try await withoutActuallyEscaping(next) { next in
             // INVARIANT: the task group awaits both children before returning, so `next` does not
             // outlive this call.
             nonisolated(unsafe) let next = next
-            let timeout = timeout
+            let (timeout, clock) = (timeout, clock)
             return try await withThrowingTaskGroup(of: Response?.self) { group in
                 group.addTask { try await next(request, context) }
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    try await clock.sleep(for: timeout)
                     return nil
                 }
                 defer { group.cancelAll() }

@@ -137,7 +137,7 @@ struct FieldEndpointTests {
     func streamLimit() async throws {
         var limits = ServiceLimits()
         limits.maxBatchStreams = 1
-        let routes = try FieldRoutes(appName: nil, limits: limits, streamClock: ContinuousClock())
+        let routes = try FieldRoutes(appName: nil, limits: limits, timeoutClock: ContinuousClock())
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         routes.add(to: RouteRegistrar(router: router))

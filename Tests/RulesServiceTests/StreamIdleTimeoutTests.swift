@@ -11,7 +11,7 @@ import Testing
 /// directly with a request body the test feeds (and then stops feeding).
 @Suite("--stream-idle-timeout: a stalled batch body ends the stream and gives its slot back")
 struct StreamIdleTimeoutTests {
-    /// One service with a single batch stream slot, its idle timeout on `clock`.
+    /// One service with a single batch stream slot, its timeouts on `clock`.
     struct Service {
         let clock = TestClock<Duration>()
         let responder: RouterResponder<ServiceRequestContext>
@@ -20,8 +20,10 @@ struct StreamIdleTimeoutTests {
             var limits = ServiceLimits()
             limits.maxBatchStreams = 1
             limits.streamIdleTimeout = .seconds(30)
+            // The request timeout runs on the same clock: far enough away not to fire first.
+            limits.requestTimeout = .seconds(3_600)
             var harness = try await ServiceHarness(limits: limits)
-            harness.configuration.streamClock = clock
+            harness.configuration.timeoutClock = clock
             responder = try RulesServer.router(harness.configuration).buildResponder()
         }
 
