@@ -87,20 +87,20 @@ enum RValue: Sendable {
     }
 }
 
-/// A location in one data tree, with the node there resolved once.
+/// A location in one data tree (before or after the write), with the node there resolved once.
 struct Snapshot: Sendable {
-    let root: DataNode?
+    let tree: DataOverlay
     let keys: [String]
     let node: DataNode?
 
-    init(root: DataNode?, keys: [String]) {
-        self.root = root
+    init(tree: DataOverlay, keys: [String]) {
+        self.tree = tree
         self.keys = keys
-        self.node = DataTree.node(root, at: keys)
+        self.node = tree.node(at: keys)
     }
 
-    init(root: DataNode?, keys: [String], node: DataNode?) {
-        self.root = root
+    init(tree: DataOverlay, keys: [String], node: DataNode?) {
+        self.tree = tree
         self.keys = keys
         self.node = node
     }
@@ -156,16 +156,17 @@ final class RequestState: @unchecked Sendable {
     // INVARIANT: never mutated after the first rule is evaluated.
     let auth: RValue
     let oldRoot: DataNode?
-    var newRoot: DataNode?
+    /// The root after the write (the root before it for a read).
+    var newData: DataOverlay
     let now: Double
     let query: DatabaseQuery
     /// Bindings given outright (one expression evaluated on its own); rules bind by wildcard.
     let givenBindings: [String: String]
 
-    init(auth: RValue, oldRoot: DataNode?, newRoot: DataNode?, now: Double, query: DatabaseQuery, givenBindings: [String: String] = [:]) {
+    init(auth: RValue, oldRoot: DataNode?, newData: DataOverlay, now: Double, query: DatabaseQuery, givenBindings: [String: String] = [:]) {
         self.auth = auth
         self.oldRoot = oldRoot
-        self.newRoot = newRoot
+        self.newData = newData
         self.now = now
         self.query = query
         self.givenBindings = givenBindings
@@ -184,7 +185,7 @@ struct RuleContext {
 
     var auth: RValue { state.auth }
     var oldRoot: DataNode? { state.oldRoot }
-    var newRoot: DataNode? { state.newRoot }
+    var newData: DataOverlay { state.newData }
     var now: Double { state.now }
     var query: DatabaseQuery { state.query }
 
@@ -224,6 +225,14 @@ struct Evaluator {
         context.wildcards = rule.wildcards
         context.oldNode = nil
         context.newNode = newNode
+    }
+
+    /// Lets go of the rule's location and nodes, so a caller that reuses its path buffer for the
+    /// next rule changes it in place instead of copying it.
+    mutating func end() {
+        context.location = []
+        context.oldNode = nil
+        context.newNode = nil
     }
 
     mutating func boolean(_ expr: CompiledExpression) throws(EvalError) -> Bool {
@@ -299,9 +308,9 @@ struct Evaluator {
         case .variable(let variable):
             switch variable {
             case .auth: return context.auth
-            case .root: return .snapshot(Snapshot(root: context.oldRoot, keys: [], node: context.oldRoot))
-            case .data: return .snapshot(Snapshot(root: context.oldRoot, keys: context.location, node: baseNode(.data)))
-            case .newData: return .snapshot(Snapshot(root: context.newRoot, keys: context.location, node: baseNode(.newData)))
+            case .root: return .snapshot(Snapshot(tree: DataOverlay(context.oldRoot), keys: [], node: context.oldRoot))
+            case .data: return .snapshot(Snapshot(tree: DataOverlay(context.oldRoot), keys: context.location, node: baseNode(.data)))
+            case .newData: return .snapshot(Snapshot(tree: context.newData, keys: context.location, node: baseNode(.newData)))
             case .now: return .number(context.now)
             case .query: return .query
             case .binding(let name):
@@ -399,7 +408,7 @@ struct Evaluator {
             if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
             return context.oldNode ?? nil
         case .newData:
-            if context.newNode == nil { context.newNode = .some(DataTree.node(context.newRoot, at: context.location)) }
+            if context.newNode == nil { context.newNode = .some(context.newData.node(at: context.location)) }
             return context.newNode ?? nil
         default:
             return context.oldRoot
@@ -545,12 +554,12 @@ struct Evaluator {
             let keys = call.literalKeys?.first ?? Self.childKeys(path)
             let node = DataTree.node(snapshot.node, at: keys)
             steps += keys.count
-            return call.method == .child ? .snapshot(Snapshot(root: snapshot.root, keys: snapshot.keys + keys, node: node)) : .bool(node != nil)
+            return call.method == .child ? .snapshot(Snapshot(tree: snapshot.tree, keys: snapshot.keys + keys, node: node)) : .bool(node != nil)
         case .parent:
             guard !snapshot.keys.isEmpty else {
                 throw EvalError(code: DatabaseCode.parentOfRoot, message: "`parent()` of the root", span: expr.span)
             }
-            return .snapshot(Snapshot(root: snapshot.root, keys: Array(snapshot.keys.dropLast())))
+            return .snapshot(Snapshot(tree: snapshot.tree, keys: Array(snapshot.keys.dropLast())))
         case .hasChildren:
             let node = snapshot.node
             guard case .array(let items)? = arguments.first else {
@@ -663,7 +672,7 @@ extension DatabaseRulesCompiler {
                                 limits: DatabaseLimits = .default) -> RuleOutcome {
         let compiled = CompiledExpression(expression, regexEngine: regexEngine)
         let state = RequestState(auth: environment.auth.map(RValue.init(json:)) ?? .null, oldRoot: environment.oldRoot,
-                                 newRoot: environment.newRoot, now: environment.now, query: environment.query,
+                                 newData: DataOverlay(environment.newRoot), now: environment.now, query: environment.query,
                                  givenBindings: environment.bindings)
         let context = RuleContext(state: state, location: environment.location)
         var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)

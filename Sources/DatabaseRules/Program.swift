@@ -111,7 +111,7 @@ public struct DatabaseProgram: Sendable {
         let auth = request.auth.map(RValue.init(json:)) ?? .null
         var query = DatabaseQuery()
         if case .read(let q) = request.operation { query = q }
-        let state = RequestState(auth: auth, oldRoot: data, newRoot: data, now: request.now, query: query)
+        let state = RequestState(auth: auth, oldRoot: data, newData: DataOverlay(data), now: request.now, query: query)
         // One evaluator for every rule of the request, pointed at each rule in turn.
         var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: RuleContext(state: state, location: []),
                                   coverage: coverage)
@@ -121,13 +121,15 @@ public struct DatabaseProgram: Sendable {
             trace?.deniedLocations.append(request.path)
             return false
         case .set, .update:
-            let locations: [[String]]
+            let writes: [(keys: [String], node: DataNode?)]
             do {
-                (state.newRoot, locations) = try apply(request, keys: keys, to: data)
+                writes = try apply(request, keys: keys, to: data)
             } catch {
                 trace?.refusal = error.diagnostic
                 return false
             }
+            state.newData = DataOverlay(base: data, writes: writes)
+            let locations = writes.map(\.keys)
             var granted = true
             for location in locations
             where !firstGrant(.write, keys: location, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) {
@@ -141,17 +143,17 @@ public struct DatabaseProgram: Sendable {
         }
     }
 
-    /// Builds the new root and the write locations (reference §6.3).
-    func apply(_ request: DatabaseRequest, keys: [String], to data: DataNode?) throws(DataError) -> (DataNode?, [[String]]) {
+    /// The write locations and their new nodes, in the order they apply (reference §6.3).
+    func apply(_ request: DatabaseRequest, keys: [String], to data: DataNode?) throws(DataError) -> [(keys: [String], node: DataNode?)] {
         var budget = limits.maxWrittenNodes
         // Built only when a message needs it.
         var path: String { "/" + keys.joined(separator: "/") }
         switch request.operation {
-        case .read: return (data, [])
+        case .read: return []
         case .set(let value):
             let node = try DataTree.node(from: value, existing: DataTree.node(data, at: keys), now: request.now, path: path,
                                          budget: &budget, depth: limits.maxNestingDepth)
-            return (DataTree.setting(data, at: keys[...], to: node), [keys])
+            return [(keys, node)]
         case .update(let updates):
             guard !updates.isEmpty else {
                 throw DataError(code: DatabaseCode.invalidUpdate, message: "the update of `\(path)` names no paths")
@@ -174,13 +176,13 @@ public struct DatabaseProgram: Sendable {
                                     message: "update path `/\(a.joined(separator: "/"))` is an ancestor of `/\(b.joined(separator: "/"))`")
                 }
             }
-            var newRoot = data
+            var writes: [(keys: [String], node: DataNode?)] = []
             for (relative, location) in zip(updates.keys.sorted(), locations) {
                 let node = try DataTree.node(from: updates[relative]!, existing: DataTree.node(data, at: location), now: request.now,
                                              path: "/" + location.joined(separator: "/"), budget: &budget, depth: limits.maxNestingDepth)
-                newRoot = DataTree.setting(newRoot, at: location[...], to: node)
+                writes.append((location, node))
             }
-            return (newRoot, locations)
+            return writes
         }
     }
 
@@ -216,28 +218,34 @@ public struct DatabaseProgram: Sendable {
         var seen = Set<[String]>()
         let dedupe = locations.count > 1
         for location in locations {
-            // Ancestors, following the rule walk.
+            // Ancestors, following the rule walk (their new nodes are looked up only for a rule).
+            let newData = evaluator.context.newData
             var node: RuleNode? = root
-            var data = evaluator.context.newRoot
             for depth in 0..<location.count {
                 guard let current = node else { break }
-                if current.validate != nil, data != nil {
+                if current.validate != nil {
                     let keys = Array(location.prefix(depth))
-                    if !dedupe || seen.insert(keys).inserted {
+                    if let data = newData.node(at: keys), !dedupe || seen.insert(keys).inserted {
                         passed = check(current, keys: keys, newNode: data, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
                         guard passed || trace != nil else { return false }
                     }
                 }
-                data = data?.child(location[depth])
                 guard let next = current.child(for: location[depth]) else { node = nil; break }
                 node = next.node
             }
             // The location and the written subtree, iteratively, with the rule node alongside.
-            guard let start = node, let startData = data else { continue }
-            var stack: [(RuleNode, DataNode, [String])] = []
+            guard let start = node, let startData = newData.node(at: location) else { continue }
+            // One path buffer for the walk: an entry below the location names its key and depth,
+            // and the buffer is cut back to its parent's path before the key is appended.
+            var path = location
+            var stack: [(rule: RuleNode, data: DataNode, depth: Int, key: String?)] = []
             stack.reserveCapacity(8)
-            stack.append((start, startData, location))
-            while let (ruleNode, dataNode, path) = stack.popLast() {
+            stack.append((start, startData, location.count, nil))
+            while let (ruleNode, dataNode, depth, key) = stack.popLast() {
+                if let key {
+                    path.removeLast(path.count - (depth - 1))
+                    path.append(key)
+                }
                 guard !dedupe || seen.insert(path).inserted else { continue }
                 passed = check(ruleNode, keys: path, newNode: dataNode, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
                 guard passed || trace != nil else { return false }
@@ -246,23 +254,21 @@ public struct DatabaseProgram: Sendable {
                 let pushed = stack.count
                 for (key, child) in children {
                     guard let next = ruleNode.child(for: key) else { continue }
-                    var childPath = path
-                    childPath.append(key)
-                    stack.append((next.node, child, childPath))
+                    stack.append((next.node, child, depth + 1, key))
                 }
-                Self.sortDescendingByLastKey(&stack, from: pushed)
+                Self.sortDescendingByKey(&stack, from: pushed)
             }
         }
         return passed
     }
 
-    /// Insertion sort of `stack[start...]` by the last key of each path, largest first, in place
-    /// (a node has few children; `sort` on the slice would copy it).
-    private static func sortDescendingByLastKey(_ stack: inout [(RuleNode, DataNode, [String])], from start: Int) {
+    /// Insertion sort of `stack[start...]` by key, largest first, in place (a node has few
+    /// children; `sort` on the slice would copy it).
+    private static func sortDescendingByKey(_ stack: inout [(rule: RuleNode, data: DataNode, depth: Int, key: String?)], from start: Int) {
         var i = start + 1
         while i < stack.count {
             var j = i
-            while j > start, (stack[j - 1].2.last ?? "") < (stack[j].2.last ?? "") {
+            while j > start, (stack[j - 1].key ?? "") < (stack[j].key ?? "") {
                 stack.swapAt(j - 1, j)
                 j -= 1
             }
@@ -277,6 +283,7 @@ public struct DatabaseProgram: Sendable {
         guard let rule = node.validate else { return true }
         evaluator.begin(rule, location: keys, newNode: .some(newNode))
         let (outcome, evaluation) = run(rule, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
+        evaluator.end()
         guard outcome == .value(true) else {
             if let evaluation { trace?.failedValidations.append(evaluation) }
             return false
