@@ -193,6 +193,9 @@ public enum DataTree {
                     return leaf
                 }
             }
+            if !hasDotKey, let flat = flatChildren(members, now: now, budget: &budget, depth: depth) {
+                return .branch(flat, priority: nil)
+            }
             var children: [String: DataNode] = [:]
             children.reserveCapacity(members.count)
             for (key, child) in members where !hasDotKey || key != ".priority" {
@@ -221,6 +224,39 @@ public enum DataTree {
             if children.isEmpty { return nil }
             return .branch(children, priority: priority)
         }
+    }
+
+    /// The children of an object whose members are all primitives or server timestamps under
+    /// valid keys, built with `mapValues` (which keeps the members' hash table instead of hashing
+    /// every key again); nil when any member needs the general conversion (null, nested data,
+    /// another server value, an invalid key, a limit), which also reports its errors.
+    private static func flatChildren(_ members: [String: JSONValue], now: Double, budget: inout Int, depth: Int) -> [String: DataNode]? {
+        guard !members.isEmpty, members.count <= budget else { return nil }
+        for (key, value) in members {
+            guard !key.isEmpty, key.utf8.count <= DatabaseLimits.maxKeyBytes, invalidKeyCharacter(key, allowLeadingDollar: false) == nil else { return nil }
+            switch value {
+            case .bool, .number, .string: continue
+            case .object(let server) where depth > 1 && isServerTimestamp(server): continue
+            default: return nil
+            }
+        }
+        // Each member is one node, as in the general conversion.
+        budget -= members.count
+        return members.mapValues { value in
+            switch value {
+            case .bool(let b): .leaf(.bool(b), priority: nil)
+            case .number(let n): .leaf(.number(n), priority: nil)
+            case .string(let s): .leaf(.string(s), priority: nil)
+            // INVARIANT: the only other members left are server timestamps.
+            default: .leaf(.number(now), priority: nil)
+            }
+        }
+    }
+
+    /// Whether an object is exactly `{".sv": "timestamp"}`.
+    private static func isServerTimestamp(_ object: [String: JSONValue]) -> Bool {
+        guard object.count == 1, let (key, value) = object.first else { return false }
+        return key == ".sv" && value == .string("timestamp")
     }
 
     static func serverValue(_ value: JSONValue, existing: @autoclosure () -> DataNode?, now: Double, path: @autoclosure () -> String) throws(DataError) -> DataPrimitive {

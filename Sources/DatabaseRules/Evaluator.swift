@@ -88,7 +88,8 @@ enum RValue: Sendable {
 }
 
 /// A location in one data tree (before or after the write), with the node there resolved once.
-struct Snapshot: Sendable {
+/// A class, so a value during evaluation (``RValue``) stays small enough to pass in registers.
+final class Snapshot: Sendable {
     let tree: DataOverlay
     let keys: [String]
     let node: DataNode?
@@ -397,6 +398,10 @@ struct Evaluator {
             return try eval(read.unfused)
         }
         steps += read.steps - 1
+        // The rule's own new node, the most common read in `.validate`, is read where it is cached.
+        if read.keys.isEmpty, case .newData = read.base, case .some(let node) = context.newNode {
+            return Self.read(read.call, of: node)
+        }
         let base = baseNode(read.base)
         return Self.read(read.call, of: read.keys.isEmpty ? base : DataTree.node(base, at: read.keys))
     }

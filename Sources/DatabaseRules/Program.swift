@@ -299,10 +299,9 @@ public struct DatabaseProgram: Sendable {
         let tracing = trace != nil
         let outcome: RuleOutcome
         var blame: Blame?
-        switch (rule.body, rule.compiled) {
-        case (.constant(let value), _):
+        if let value = rule.constant {
             outcome = .value(value)
-        case (.expression, let expr?):
+        } else if let expr = rule.compiled {
             if coverage != nil { evaluator.rulePath = rule.rulePath }
             outcome = evaluator.outcome(expr)
             if tracing, explain, outcome != .value(true) {
@@ -311,7 +310,7 @@ public struct DatabaseProgram: Sendable {
                 blame = evaluator.blame(expr, rule: rule)
                 evaluator.coverage = coverage
             }
-        case (.expression, nil):
+        } else {
             // INVARIANT: every expression rule is compiled with its rule.
             outcome = .error(code: DatabaseCode.internalError, message: "internal error: rule `\(rule.rulePath)` was not compiled; please report the rules")
         }

@@ -31,6 +31,8 @@ public final class Rule: Sendable {
     let offsets: [Int]
     /// The expression as the evaluator runs it (nil for constants).
     let compiled: CompiledExpression?
+    /// The value of a constant rule (nil for expressions), read without copying ``body``.
+    let constant: Bool?
     /// The `$` wildcards on the rule's path with their depth: the key at that index of the data
     /// path the rule is evaluated at is the wildcard's value.
     let wildcards: [(name: String, depth: Int)]
@@ -46,10 +48,13 @@ public final class Rule: Sendable {
         // `/rules/a/$b/.read`: the node's keys sit between `rules` and the rule name.
         let segments = rulePath.split(separator: "/").dropFirst().dropLast()
         wildcards = segments.enumerated().compactMap { depth, key in key.hasPrefix("$") ? (String(key), depth) : nil }
-        if case .expression(let expr) = body {
+        switch body {
+        case .expression(let expr):
             compiled = CompiledExpression(expr, regexEngine: regexEngine)
-        } else {
+            constant = nil
+        case .constant(let value):
             compiled = nil
+            constant = value
         }
     }
 
