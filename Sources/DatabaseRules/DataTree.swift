@@ -50,7 +50,10 @@ public indirect enum DataNode: Sendable, Hashable {
 
     /// The child named `key`.
     public func child(_ key: String) -> DataNode? {
-        if case .branch(let children, _) = self { return children[key] }
+        guard case .branch(let children, _) = self else { return nil }
+        // Among a few children, comparing keys is cheaper than hashing the one looked up.
+        guard children.count <= 8 else { return children[key] }
+        for (name, child) in children where name == key { return child }
         return nil
     }
 }

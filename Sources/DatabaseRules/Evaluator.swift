@@ -180,9 +180,11 @@ struct RuleContext {
     var location: [String]
     /// The rule's `$` wildcards and their depth in `location`.
     var wildcards: [(name: String, depth: Int)] = []
-    /// The old and new nodes at `location`, when the caller already has them.
-    var oldNode: DataNode??
-    var newNode: DataNode??
+    /// The old and new nodes at `location`, valid once looked up (`…Known`) or given by the caller.
+    var oldNode: DataNode?
+    var oldNodeKnown = false
+    var newNode: DataNode?
+    var newNodeKnown = false
 
     var auth: RValue { state.auth }
     var oldRoot: DataNode? { state.oldRoot }
@@ -200,8 +202,7 @@ struct RuleContext {
 /// Whether two strings have the same code units (no Unicode normalization, as in JavaScript):
 /// equal UTF-8 is equal UTF-16, since both encode the same scalars one way.
 func sameCodeUnits(_ a: String, _ b: String) -> Bool {
-    var a = a, b = b
-    return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && x.elementsEqual(y) } }
+    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
 }
 
 /// Evaluates compiled expressions of one program.
@@ -225,7 +226,9 @@ struct Evaluator {
         context.location = location
         context.wildcards = rule.wildcards
         context.oldNode = nil
-        context.newNode = newNode
+        context.oldNodeKnown = false
+        context.newNode = newNode ?? nil
+        context.newNodeKnown = newNode != nil
     }
 
     /// Lets go of the rule's location and nodes, so a caller that reuses its path buffer for the
@@ -233,7 +236,9 @@ struct Evaluator {
     mutating func end() {
         context.location = []
         context.oldNode = nil
+        context.oldNodeKnown = false
         context.newNode = nil
+        context.newNodeKnown = false
     }
 
     mutating func boolean(_ expr: CompiledExpression) throws(EvalError) -> Bool {
@@ -399,8 +404,8 @@ struct Evaluator {
         }
         steps += read.steps - 1
         // The rule's own new node, the most common read in `.validate`, is read where it is cached.
-        if read.keys.isEmpty, case .newData = read.base, case .some(let node) = context.newNode {
-            return Self.read(read.call, of: node)
+        if read.keys.isEmpty, case .newData = read.base, context.newNodeKnown {
+            return Self.read(read.call, of: context.newNode)
         }
         let base = baseNode(read.base)
         return Self.read(read.call, of: read.keys.isEmpty ? base : DataTree.node(base, at: read.keys))
@@ -410,11 +415,17 @@ struct Evaluator {
     mutating func baseNode(_ base: CompiledExpression.Variable) -> DataNode? {
         switch base {
         case .data:
-            if context.oldNode == nil { context.oldNode = .some(DataTree.node(context.oldRoot, at: context.location)) }
-            return context.oldNode ?? nil
+            if !context.oldNodeKnown {
+                context.oldNode = DataTree.node(context.oldRoot, at: context.location)
+                context.oldNodeKnown = true
+            }
+            return context.oldNode
         case .newData:
-            if context.newNode == nil { context.newNode = .some(context.newData.node(at: context.location)) }
-            return context.newNode ?? nil
+            if !context.newNodeKnown {
+                context.newNode = context.newData.node(at: context.location)
+                context.newNodeKnown = true
+            }
+            return context.newNode
         default:
             return context.oldRoot
         }
