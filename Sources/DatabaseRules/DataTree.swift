@@ -51,9 +51,24 @@ public indirect enum DataNode: Sendable, Hashable {
     /// The child named `key`.
     public func child(_ key: String) -> DataNode? {
         guard case .branch(let children, _) = self else { return nil }
-        // Among a few children, comparing keys is cheaper than hashing the one looked up.
-        guard children.count <= 8 else { return children[key] }
-        for (name, child) in children where name == key { return child }
+        return children.lookUp(key)
+    }
+}
+
+extension Dictionary where Key == String {
+    /// Most entries a lookup compares key by key instead of hashing.
+    static var maxComparedKeys: Int { 8 }
+
+    /// The value for `key`, as `self[key]`: in a small dictionary (at most ``maxComparedKeys``
+    /// entries) found by comparing keys, which is cheaper than hashing the key looked up.
+    func lookUp(_ key: String) -> Value? {
+        guard count <= Self.maxComparedKeys else { return self[key] }
+        // Keys only: a value is copied out when its key matches.
+        var index = startIndex
+        while index != endIndex {
+            if keys[index] == key { return values[index] }
+            formIndex(after: &index)
+        }
         return nil
     }
 }

@@ -202,7 +202,9 @@ struct RuleContext {
 /// Whether two strings have the same code units (no Unicode normalization, as in JavaScript):
 /// equal UTF-8 is equal UTF-16, since both encode the same scalars one way.
 func sameCodeUnits(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    guard a.utf8.count == b.utf8.count else { return false }
+    var a = a, b = b
+    return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
 }
 
 /// Evaluates compiled expressions of one program.
@@ -329,7 +331,7 @@ struct Evaluator {
             let object = try eval(objectExpr)
             switch object {
             case .null: return .null
-            case .json(.object(let members)): return members[name].map(RValue.init(json:)) ?? .null
+            case .json(.object(let members)): return members.lookUp(name).map(RValue.init(json:)) ?? .null
             case .json: return .null
             case .string(let s) where name == "length": return .number(Double(s.utf16.count))
             case .query: return queryField(name)

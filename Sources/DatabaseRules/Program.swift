@@ -201,8 +201,8 @@ public struct DatabaseProgram: Sendable {
                     return true
                 }
             }
-            guard depth < keys.count, let next = node.child(for: keys[depth]) else { return false }
-            node = next.node
+            guard depth < keys.count, let next = node.childNode(for: keys[depth]) else { return false }
+            node = next
             depth += 1
         }
     }
@@ -230,8 +230,7 @@ public struct DatabaseProgram: Sendable {
                         guard passed || trace != nil else { return false }
                     }
                 }
-                guard let next = current.child(for: location[depth]) else { node = nil; break }
-                node = next.node
+                node = current.childNode(for: location[depth])
             }
             // The location and the written subtree, iteratively, with the rule node alongside.
             guard let start = node, let startData = newData.node(at: location) else { continue }
@@ -250,13 +249,14 @@ public struct DatabaseProgram: Sendable {
                 passed = check(ruleNode, keys: path, newNode: dataNode, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
                 guard passed || trace != nil else { return false }
                 guard case .branch(let children, _) = dataNode else { continue }
-                // Children in key order: pushed, then sorted in place on the stack (last pops first).
                 let pushed = stack.count
                 for (key, child) in children {
-                    guard let next = ruleNode.child(for: key) else { continue }
-                    stack.append((next.node, child, depth + 1, key))
+                    guard let next = ruleNode.childNode(for: key) else { continue }
+                    stack.append((next, child, depth + 1, key))
                 }
-                Self.sortDescendingByKey(&stack, from: pushed)
+                // A trace lists children in key order: sorted in place on the stack (last pops
+                // first). The verdict alone does not depend on the order.
+                if trace != nil { Self.sortDescendingByKey(&stack, from: pushed) }
             }
         }
         return passed

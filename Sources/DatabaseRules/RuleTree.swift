@@ -96,12 +96,6 @@ public final class RuleNode: Sendable {
     public let span: SourceSpan
     /// The key's span (the `"rules"` key for the root).
     public let keySpan: SourceSpan
-    /// ``children`` as a list when there are few: comparing a handful of short keys is cheaper
-    /// than hashing the one looked up (empty when there are many).
-    private let fewChildren: [(key: String, node: RuleNode)]
-
-    /// Most literal children looked up by comparing keys rather than hashing.
-    private static let maxComparedChildren = 8
 
     /// Creates a node.
     public init(read: Rule?, write: Rule?, validate: Rule?, indexOn: [String]?, children: [String: RuleNode], childOrder: [String],
@@ -116,7 +110,6 @@ public final class RuleNode: Sendable {
         self.path = path
         self.span = span
         self.keySpan = keySpan
-        fewChildren = children.count <= Self.maxComparedChildren ? children.map { ($0.key, $0.value) } : []
     }
 
     /// The rule of `kind`, if present.
@@ -130,13 +123,14 @@ public final class RuleNode: Sendable {
 
     /// The child for a data key: the literal child, else the wildcard (reference §1.3).
     public func child(for key: String) -> (node: RuleNode, binding: (String, String)?)? {
-        if children.count <= Self.maxComparedChildren {
-            for child in fewChildren where child.key == key { return (child.node, nil) }
-        } else if let literal = children[key] {
-            return (literal, nil)
-        }
+        if let literal = children.lookUp(key) { return (literal, nil) }
         if let wildcard { return (wildcard.node, (wildcard.name, key)) }
         return nil
+    }
+
+    /// The node ``child(for:)`` finds, without the binding.
+    func childNode(for key: String) -> RuleNode? {
+        children.lookUp(key) ?? wildcard?.node
     }
 
     /// Whether two trees have the same keys, rules (compared as syntax trees, ignoring spans and
