@@ -129,9 +129,8 @@ public struct DatabaseProgram: Sendable {
                 return false
             }
             state.newData = DataOverlay(base: data, writes: writes)
-            let locations = writes.map(\.keys)
             var granted = true
-            for location in locations
+            for (location, _) in writes
             where !firstGrant(.write, keys: location, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) {
                 granted = false
                 // Without a trace the first denied location settles it.
@@ -139,7 +138,7 @@ public struct DatabaseProgram: Sendable {
                 trace?.deniedLocations.append("/" + location.joined(separator: "/"))
             }
             guard granted else { return false }
-            return validate(locations: locations, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
+            return validate(writes: writes, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace)
         }
     }
 
@@ -210,14 +209,15 @@ public struct DatabaseProgram: Sendable {
     /// Runs every `.validate` the write reaches (reference §6.5): ancestors of each location and
     /// every node of the new data at or below it; null nodes are skipped.
     /// - Returns: whether every one passed (without a trace, evaluation stops at the first failure).
-    func validate(locations: [[String]], evaluator: inout Evaluator, explain: Bool, coverage: DatabaseCoverage?,
+    func validate(writes: [(keys: [String], node: DataNode?)], evaluator: inout Evaluator, explain: Bool, coverage: DatabaseCoverage?,
                   trace: inout DatabaseDecision?) -> Bool {
+        let tracing = trace != nil
         var passed = true
         // One location: its ancestors and its subtree are disjoint, so nothing repeats. Several
         // (an update): shared ancestors are checked once.
         var seen = Set<[String]>()
-        let dedupe = locations.count > 1
-        for location in locations {
+        let dedupe = writes.count > 1
+        for (location, _) in writes {
             // Ancestors, following the rule walk (their new nodes are looked up only for a rule).
             let newData = evaluator.context.newData
             var node: RuleNode? = root
@@ -227,7 +227,7 @@ public struct DatabaseProgram: Sendable {
                     let keys = Array(location.prefix(depth))
                     if let data = newData.node(at: keys), !dedupe || seen.insert(keys).inserted {
                         passed = check(current, keys: keys, newNode: data, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
-                        guard passed || trace != nil else { return false }
+                        guard passed || tracing else { return false }
                     }
                 }
                 node = current.childNode(for: location[depth])
@@ -247,7 +247,7 @@ public struct DatabaseProgram: Sendable {
                 }
                 guard !dedupe || seen.insert(path).inserted else { continue }
                 passed = check(ruleNode, keys: path, newNode: dataNode, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) && passed
-                guard passed || trace != nil else { return false }
+                guard passed || tracing else { return false }
                 guard case .branch(let children, _) = dataNode else { continue }
                 let pushed = stack.count
                 for (key, child) in children {
@@ -256,7 +256,7 @@ public struct DatabaseProgram: Sendable {
                 }
                 // A trace lists children in key order: sorted in place on the stack (last pops
                 // first). The verdict alone does not depend on the order.
-                if trace != nil { Self.sortDescendingByKey(&stack, from: pushed) }
+                if tracing { Self.sortDescendingByKey(&stack, from: pushed) }
             }
         }
         return passed
