@@ -100,7 +100,7 @@ public enum YAMLReader {
             guard let value = node.bool else { throw problem("`\(scalar.string)` is not a boolean", node) }
             return .bool(value)
         case .int:
-            guard let value = node.int else {
+            guard let value = integer(scalar, node) else {
                 throw problem("integer `\(scalar.string)` does not fit in 64 bits", node)
             }
             return .int(Int64(value))
@@ -117,6 +117,25 @@ public enum YAMLReader {
             if tag == Tag.Name.timestamp.rawValue || tag == Tag.Name.binary.rawValue { return .string(scalar.string) }
             throw problem("unsupported YAML tag `\(tag)`", node)
         }
+    }
+
+    /// A plain scalar Yams tagged as an integer, as Yams reads it, except base 60 (`1:30`, YAML
+    /// 1.1): Yams computes that without overflow checks and traps past 64 bits, so it is computed
+    /// here, and a value that does not fit is nil.
+    private static func integer(_ scalar: Node.Scalar, _ node: Node) -> Int? {
+        let text = scalar.string.replacingOccurrences(of: "_", with: "")
+        let unsigned = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        // Yams reads a radix prefix first, whatever follows it, with overflow checks.
+        guard unsigned.contains(":"), !unsigned.hasPrefix("0") else { return node.int }
+        var value = 0
+        for component in unsigned.split(separator: ":", omittingEmptySubsequences: false) {
+            guard let digit = Int(component) else { return nil }
+            let (shifted, shiftOverflow) = value.multipliedReportingOverflow(by: 60)
+            let (sum, sumOverflow) = shifted.addingReportingOverflow(digit)
+            if shiftOverflow || sumOverflow { return nil }
+            value = sum
+        }
+        return text.hasPrefix("-") ? -value : value
     }
 
     private static func problem(_ message: String, _ node: Node) -> DocumentSyntaxError {
