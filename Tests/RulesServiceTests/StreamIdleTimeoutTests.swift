@@ -39,8 +39,10 @@ struct StreamIdleTimeoutTests {
             return (Task { try await responder.respond(to: request, context: context) }, source)
         }
 
-        /// Moves the clock a second at a time until `task` is done (at most 10 virtual minutes).
-        func advance<Value: Sendable>(until task: Task<Value, any Error>) async throws -> Value {
+        /// Moves the clock a second at a time until `task` is done. After 10 virtual minutes it
+        /// ends the request `body` instead, so a timeout that never fires fails the test's
+        /// expectations rather than hanging it.
+        func advance<Value: Sendable>(until task: Task<Value, any Error>, else body: RequestBody.Source) async throws -> Value {
             let (clock, done) = (clock, DoneFlag())
             return try await withThrowingTaskGroup(of: Value?.self) { group in
                 group.addTask {
@@ -51,6 +53,7 @@ struct StreamIdleTimeoutTests {
                     for _ in 0..<600 where !done.isSet {
                         await clock.advance(by: .seconds(1))
                     }
+                    if !done.isSet { body.finish() }
                     return nil
                 }
                 var value: Value?
@@ -70,7 +73,7 @@ struct StreamIdleTimeoutTests {
         #expect(head.status == .ok)
         let writer = CollectingWriter()
         let written = Task { try await head.body.write(writer) }
-        try await service.advance(until: written)
+        try await service.advance(until: written, else: source)
         let rows = writer.text.split(separator: "\n").map(String.init)
         #expect(rows.count == 3)
         #expect(rows.first?.hasPrefix(#"{"record": 1, "valid": true"#) == true)
@@ -91,7 +94,7 @@ struct StreamIdleTimeoutTests {
         let service = try await Service()
         let (response, source) = service.batch()
         await source.yield(ByteBuffer(string: "{\"value\": \"a@b"))
-        let refused = try await service.advance(until: response)
+        let refused = try await service.advance(until: response, else: source)
         #expect(refused.status == .requestTimeout)
         let writer = CollectingWriter()
         try await refused.body.write(writer)
