@@ -155,6 +155,10 @@ public enum DataTree {
 
     /// Converts written or stored JSON into a node.
     ///
+    /// The work is linear in the size of `json`: the path of a node is kept as a stack of keys
+    /// and turned into text only for a message, and the stored node is looked up only for an
+    /// `increment`.
+    ///
     /// - Parameters:
     ///   - json: the value; `{".sv": "timestamp"}` becomes `now`, `{".sv": {"increment": n}}`
     ///     the stored number plus `n`; `.value`/`.priority` set value and priority; arrays
@@ -167,80 +171,110 @@ public enum DataTree {
     /// - Throws: ``DataError`` for invalid keys, server values or priorities, or a limit.
     public static func node(from json: JSONValue, existing: @autoclosure () -> DataNode?, now: Double, path: @autoclosure () -> String,
                             budget: inout Int, depth: Int = 64) throws(DataError) -> DataNode? {
-        budget -= 1
-        guard budget >= 0, depth > 0 else {
-            throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path())` is too large or too deeply nested")
+        var conversion = Conversion(now: now, budget: budget)
+        defer { budget = conversion.budget }
+        return try conversion.node(from: json, existingRoot: existing, basePath: path, depth: depth)
+    }
+
+    /// One conversion: the time, the nodes still allowed, and the keys from the value's root to
+    /// the node being converted.
+    private struct Conversion {
+        let now: Double
+        var budget: Int
+        var keys: [String] = []
+
+        init(now: Double, budget: Int) {
+            self.now = now
+            self.budget = budget
         }
-        switch json {
-        case .null: return nil
-        case .bool(let b): return .leaf(.bool(b), priority: nil)
-        case .number(let n): return .leaf(.number(n), priority: nil)
-        case .string(let s): return .leaf(.string(s), priority: nil)
-        case .array(let items):
-            var object: [String: JSONValue] = [:]
-            for (index, item) in items.enumerated() { object[String(index)] = item }
-            return try node(from: .object(object), existing: existing(), now: now, path: path(), budget: &budget, depth: depth)
-        case .object(let members):
-            // Only keys starting with `.` have a meaning of their own: skip the lookups without one.
-            let hasDotKey = members.keys.contains { $0.utf8.first == UInt8(ascii: ".") }
-            if hasDotKey, let server = members[".sv"] {
-                guard members.count == 1 else {
-                    throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path())` must be the only member of its object")
+
+        /// The path of the node being converted, for a message.
+        func path(_ basePath: () -> String) -> String {
+            let base = basePath()
+            guard !keys.isEmpty else { return base }
+            return (base == "/" ? "" : base) + "/" + keys.joined(separator: "/")
+        }
+
+        /// The stored node at the node being converted.
+        func existing(_ existingRoot: () -> DataNode?) -> DataNode? {
+            DataTree.node(existingRoot(), at: keys)
+        }
+
+        func tooLarge(_ basePath: () -> String) -> DataError {
+            DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path(basePath))` is too large or too deeply nested")
+        }
+
+        mutating func node(from json: JSONValue, existingRoot: () -> DataNode?, basePath: () -> String, depth: Int) throws(DataError) -> DataNode? {
+            budget -= 1
+            guard budget >= 0, depth > 0 else { throw tooLarge(basePath) }
+            switch json {
+            case .null: return nil
+            case .bool(let b): return .leaf(.bool(b), priority: nil)
+            case .number(let n): return .leaf(.number(n), priority: nil)
+            case .string(let s): return .leaf(.string(s), priority: nil)
+            case .array(let items):
+                var object: [String: JSONValue] = [:]
+                for (index, item) in items.enumerated() { object[String(index)] = item }
+                return try node(from: .object(object), existingRoot: existingRoot, basePath: basePath, depth: depth)
+            case .object(let members):
+                // Only keys starting with `.` have a meaning of their own: skip the lookups without one.
+                let hasDotKey = members.keys.contains { $0.utf8.first == UInt8(ascii: ".") }
+                if hasDotKey, let server = members[".sv"] {
+                    guard members.count == 1 else {
+                        throw DataError(code: DatabaseCode.invalidServerValue, message: "a server value at `\(path(basePath))` must be the only member of its object")
+                    }
+                    return .leaf(try DataTree.serverValue(server, existing: existing(existingRoot), now: now, path: path(basePath)), priority: nil)
                 }
-                return .leaf(try serverValue(server, existing: existing(), now: now, path: path()), priority: nil)
-            }
-            var priority: DataPrimitive?
-            if hasDotKey, let p = members[".priority"] {
-                switch p {
-                case .null: priority = nil
-                case .number(let n): priority = .number(n)
-                case .string(let s): priority = .string(s)
-                default: throw DataError(code: DatabaseCode.invalidPriority, message: "the priority at `\(path())` must be a number, a string or null")
-                }
-            }
-            if hasDotKey, let value = members[".value"] {
-                guard members.count == (members[".priority"] == nil ? 1 : 2) else {
-                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path())` cannot have sibling children")
-                }
-                switch value {
-                case .object, .array:
-                    throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path())` must be a primitive")
-                default:
-                    guard let leaf = try node(from: value, existing: existing(), now: now, path: path(), budget: &budget, depth: depth - 1) else { return nil }
-                    if case .leaf(let v, _) = leaf { return .leaf(v, priority: priority) }
-                    return leaf
-                }
-            }
-            if !hasDotKey, let flat = flatChildren(members, now: now, budget: &budget, depth: depth) {
-                return .branch(flat, priority: nil)
-            }
-            var children: [String: DataNode] = [:]
-            children.reserveCapacity(members.count)
-            for (key, child) in members where !hasDotKey || key != ".priority" {
-                let bad = invalidKeyCharacter(key, allowLeadingDollar: false)
-                if key.isEmpty || bad != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
-                    let what = key.isEmpty ? "an empty key" : bad.map { "key `\(key)` containing \(describeCharacter($0))" }
-                        ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
-                    throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path())` has \(what)")
-                }
-                switch child {
-                case .bool(let b): children[key] = .leaf(.bool(b), priority: nil); budget -= 1
-                case .number(let n): children[key] = .leaf(.number(n), priority: nil); budget -= 1
-                case .string(let text): children[key] = .leaf(.string(text), priority: nil); budget -= 1
-                case .null: continue
-                default:
-                    // The path is built only when a message needs it.
-                    if let converted = try node(from: child, existing: existing()?.child(key), now: now,
-                                                path: path() == "/" ? "/" + key : path() + "/" + key, budget: &budget, depth: depth - 1) {
-                        children[key] = converted
+                var priority: DataPrimitive?
+                if hasDotKey, let p = members[".priority"] {
+                    switch p {
+                    case .null: priority = nil
+                    case .number(let n): priority = .number(n)
+                    case .string(let s): priority = .string(s)
+                    default: throw DataError(code: DatabaseCode.invalidPriority, message: "the priority at `\(path(basePath))` must be a number, a string or null")
                     }
                 }
+                if hasDotKey, let value = members[".value"] {
+                    guard members.count == (members[".priority"] == nil ? 1 : 2) else {
+                        throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path(basePath))` cannot have sibling children")
+                    }
+                    switch value {
+                    case .object, .array:
+                        throw DataError(code: DatabaseCode.invalidPriority, message: "`.value` at `\(path(basePath))` must be a primitive")
+                    default:
+                        guard let leaf = try node(from: value, existingRoot: existingRoot, basePath: basePath, depth: depth - 1) else { return nil }
+                        if case .leaf(let v, _) = leaf { return .leaf(v, priority: priority) }
+                        return leaf
+                    }
+                }
+                if !hasDotKey, let flat = DataTree.flatChildren(members, now: now, budget: &budget, depth: depth) {
+                    return .branch(flat, priority: nil)
+                }
+                var children: [String: DataNode] = [:]
+                children.reserveCapacity(members.count)
+                for (key, child) in members where !hasDotKey || key != ".priority" {
+                    let bad = invalidKeyCharacter(key, allowLeadingDollar: false)
+                    if key.isEmpty || bad != nil || key.utf8.count > DatabaseLimits.maxKeyBytes {
+                        let what = key.isEmpty ? "an empty key" : bad.map { "key `\(key)` containing \(describeCharacter($0))" }
+                            ?? "a key longer than \(DatabaseLimits.maxKeyBytes) bytes"
+                        throw DataError(code: DatabaseCode.invalidWrittenKey, message: "the data at `\(path(basePath))` has \(what)")
+                    }
+                    switch child {
+                    case .bool(let b): children[key] = .leaf(.bool(b), priority: nil); budget -= 1
+                    case .number(let n): children[key] = .leaf(.number(n), priority: nil); budget -= 1
+                    case .string(let text): children[key] = .leaf(.string(text), priority: nil); budget -= 1
+                    case .null: continue
+                    default:
+                        keys.append(key)
+                        let converted = try node(from: child, existingRoot: existingRoot, basePath: basePath, depth: depth - 1)
+                        keys.removeLast()
+                        if let converted { children[key] = converted }
+                    }
+                }
+                guard budget >= 0 else { throw tooLarge(basePath) }
+                if children.isEmpty { return nil }
+                return .branch(children, priority: priority)
             }
-            guard budget >= 0 else {
-                throw DataError(code: DatabaseCode.dataTooLarge, message: "the data at `\(path())` is too large or too deeply nested")
-            }
-            if children.isEmpty { return nil }
-            return .branch(children, priority: priority)
         }
     }
 

@@ -14,7 +14,7 @@ func lintDatabaseRules(_ source: SourceFile) -> [Diagnostic] {
 }
 
 /// `validate rules eval database.rules.json --request FILE.json`: prints `allow` or `deny` and
-/// the explanation; exit 2 when a file cannot be used.
+/// the explanation; exit 1 when the request is denied or refused, 2 when a file cannot be used.
 func evalDatabaseRequest(rules: String, request: String) throws {
     let program: DatabaseProgram
     let testCase: DatabaseTestCase
@@ -36,4 +36,5 @@ func evalDatabaseRequest(rules: String, request: String) throws {
     let decision = program.evaluate(testCase.request, data: root)
     print(decision.allowed ? "allow" : "deny")
     print(decision.explanation(in: program.source))
+    if !decision.allowed { throw ExitCode(1) }
 }

@@ -10,8 +10,9 @@ struct Transcript: Equatable {
 }
 
 /// Runs `validate` from the package root with `arguments`, feeding `stdin`, in a fixed
-/// environment (no colour variables, C.UTF-8), and returns everything it printed.
-func runValidate(_ arguments: [String], stdin: Data? = nil) throws -> Transcript {
+/// environment (no colour variables, C.UTF-8), and returns everything it printed. With
+/// `killAfter`, a run still going then is killed (SIGKILL: status 137).
+func runValidate(_ arguments: [String], stdin: Data? = nil, killAfter: Duration? = nil) throws -> Transcript {
     let process = Process()
     process.executableURL = validateBinary
     process.arguments = arguments
@@ -22,6 +23,15 @@ func runValidate(_ arguments: [String], stdin: Data? = nil) throws -> Transcript
     process.standardOutput = output
     process.standardError = errors
     try process.run()
+    let watchdog = killAfter.map { limit in
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        let pid = process.processIdentifier
+        timer.schedule(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1000)))
+        timer.setEventHandler { kill(pid, SIGKILL) }
+        timer.resume()
+        return timer
+    }
+    defer { watchdog?.cancel() }
     // Feed stdin and drain stderr concurrently, so neither pipe can block the child.
     nonisolated(unsafe) var errorData = Data()
     let group = DispatchGroup()
@@ -33,7 +43,9 @@ func runValidate(_ arguments: [String], stdin: Data? = nil) throws -> Transcript
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     group.wait()
-    return Transcript(stdout: outputData, stderr: errorData, status: process.terminationStatus)
+    // A signal is reported as a shell reports it (128 + the signal), never as an exit status.
+    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    return Transcript(stdout: outputData, stderr: errorData, status: status)
 }
 
 /// True when golden files should be rewritten instead of compared.

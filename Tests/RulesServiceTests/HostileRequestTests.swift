@@ -1,0 +1,42 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RulesTestSupport
+import Testing
+
+extension HostileRequestCase: CustomTestStringConvertible {
+    public var testDescription: String { id }
+}
+
+/// `corpus/hostile/http/`: each hostile request gets its status and error code, and the service
+/// still answers `/healthz` after it.
+@Suite("validate serve on hostile requests (corpus/hostile/http)")
+struct HostileRequestTests {
+    static let cases = (try? HostileCorpus.load(HostileRequestCase.self, from: "http")) ?? []
+
+    @Test("every case file reads, and names are unique")
+    func caseFilesRead() throws {
+        let cases = try HostileCorpus.load(HostileRequestCase.self, from: "http")
+        #expect(cases.count >= 10)
+        #expect(Set(cases.map(\.id)).count == cases.count)
+    }
+
+    @Test("the answer is as the case says", arguments: cases)
+    func answer(_ hostile: HostileRequestCase) async throws {
+        try await ServiceHarness().test { client in
+            var headers: HTTPFields = [:]
+            if hostile.body != nil { headers[.contentType] = "application/json" }
+            for (name, value) in hostile.headers ?? [:] {
+                guard let field = HTTPField.Name(name) else { Issue.record("\(hostile.id): bad header name `\(name)`"); continue }
+                headers[field] = value
+            }
+            let answer = try await client.execute(uri: hostile.path, method: HTTPRequest.Method(hostile.method) ?? .get,
+                                                  headers: headers, body: hostile.body.map { ByteBuffer(bytes: $0.bytes) })
+            #expect(answer.status.code == hostile.status, "\(hostile.id): \(hostile.why)\n\(answer.text.prefix(600))")
+            if let code = hostile.code { #expect(answer.errorCode == code, "\(hostile.id): \(answer.text.prefix(600))") }
+            let health = try await client.execute(uri: "/healthz", method: .get)
+            #expect(health.status == .ok, "\(hostile.id): the service still answers")
+        }
+    }
+}
