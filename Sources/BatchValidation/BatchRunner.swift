@@ -20,7 +20,8 @@ public struct BatchConfiguration: Sendable {
     public var failFast: Bool
     /// The longest record accepted, in bytes; longer ones get `input.too-long` (default 1 MiB).
     public var maxRecordBytes: Int
-    /// Worker threads (defaults to the number of active cores).
+    /// Worker threads (defaults to the number of active cores; the initializer keeps it within
+    /// 1...``maxJobs``).
     public var jobs: Int
     /// Whether a progress bar may be drawn (the caller checks TTY and `--quiet`); it is drawn
     /// only while reading a regular file.
@@ -42,9 +43,13 @@ public struct BatchConfiguration: Sendable {
         self.writer = writer
         self.failFast = failFast
         self.maxRecordBytes = maxRecordBytes
-        self.jobs = max(1, jobs)
+        self.jobs = min(max(1, jobs), Self.maxJobs)
         self.showsProgress = showsProgress
     }
+
+    /// The most worker threads a run may ask for (`--jobs`): far more than cores on any machine
+    /// today, and few enough that the threads and their chunks in flight fit in memory.
+    public static let maxJobs = 256
 
     /// The number of cores this process may use.
     public static var activeCores: Int {
@@ -166,7 +171,12 @@ public final class BatchRunner {
         // Per-record output makes a chunk's result about as large as its input (JSONL more), so
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
         let window = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
-        let pipeline = ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+        let pipeline: ChunkPipeline
+        do {
+            pipeline = try ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+        } catch {
+            throw InputError(name: file.name, reason: error.message)
+        }
         defer { pipeline.close() }
         var spareOutputs: [OutputBuffer] = []
         func submit(_ chunk: RecordChunk) {
