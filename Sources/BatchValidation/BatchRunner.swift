@@ -149,8 +149,17 @@ public final class BatchRunner {
         var headerRow: [UInt8]?
         if configuration.input == .csv, var first = try chunker.next() {
             let row = first.records.removeFirst()
-            if let damage = row.damage(limit: first.maxRecordBytes) { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
+            if let damage = row.damage(limit: first.maxRecordBytes) {
+                throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)", location: (1, 1))
+            }
             headerRow = Array(first.bytes[row.start..<row.end])
+            // A line break inside a quoted column name is a quote left open: the rows it swallows
+            // would never be checked, so the input is refused instead.
+            if let header = headerRow, let lineBreak = header.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                let column = String(decoding: header[..<lineBreak], as: UTF8.self).count + 1
+                throw InputError(name: file.name, reason: "the header row holds a line break inside a quoted column name: a quote is "
+                                 + "probably not closed, and the rows after it would not be checked", location: (1, column))
+            }
             if !first.records.isEmpty { csvRows = first }
         }
         let decoder: RecordDecoder
