@@ -39,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         // NIOEmbedded: a request context for the service's tests (Hummingbird depends on it).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // HTTPField names the service reads (Forwarded, X-Forwarded-For, Host); as Hummingbird
+        // takes it, without traits.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
         // RSA key generation in the ID-token tests (jwt-kit itself depends on it).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
@@ -94,6 +97,7 @@ let package = Package(
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
             "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

@@ -63,15 +63,17 @@ struct OperationsTests {
         }
     }
 
-    @Test("--dev-auth is refused unless bound to loopback")
+    @Test("--dev-auth is refused unless bound to a loopback address (127.0.0.0/8, ::1)")
     func devAuthNeedsLoopback() async throws {
         var harness = try await ServiceHarness()
-        for host in ["127.0.0.1", "::1", "localhost"] {
+        for host in ["127.0.0.1", "127.3.2.1", "::1"] {
             harness.configuration.host = host
             #expect(throws: Never.self) { try RulesServer.router(harness.configuration) }
         }
-        harness.configuration.host = "0.0.0.0"
-        #expect(throws: ServiceSetupError.self) { try RulesServer.router(harness.configuration) }
+        for host in ["0.0.0.0", "127.0.0.1.example.com", "localhost", "::"] {
+            harness.configuration.host = host
+            #expect(throws: ServiceSetupError.self, "\(host)") { try RulesServer.router(harness.configuration) }
+        }
         harness.configuration.authenticator = nil
         #expect(throws: Never.self) { try RulesServer.router(harness.configuration) }
     }
