@@ -6,7 +6,13 @@ import NIOCore
 /// rows come out as their lines complete. When no piece arrives for the idle timeout, the
 /// stream ends with one `input.idle-timeout` row (``InputDamage/idleTimeout(seconds:)``).
 ///
-/// Only the wait for the body counts as idle: time spent writing rows to a slow reader does not.
+/// The body must also keep a minimum rate: over the time spent waiting for it, it gets the idle
+/// timeout of grace plus one second per `minimumBytesPerSecond` bytes received. A body that
+/// trickles (a byte now and then, never idle) runs out of that allowance, and the stream is
+/// too slow (``tooSlow``): the route answers 408 before the first row, or ends the connection
+/// after it. So a few trickling clients cannot hold every stream slot.
+///
+/// Only the wait for the body counts: time spent writing rows to a slow reader does not.
 // INVARIANT: used by one task at a time (the route, then its response body), each call awaited
 // before the next, so the unchecked state is never shared.
 final class BatchStream: @unchecked Sendable {
@@ -15,33 +21,56 @@ final class BatchStream: @unchecked Sendable {
         case bytes(ByteBuffer)
         case end
         case idle
+        case slow
+    }
+
+    /// The body arrived too slowly: `bytes` in `seconds` of waiting for it.
+    struct TooSlow: Error {
+        let bytes: Int
+        let seconds: Int
     }
 
     private let batch: StreamedBatch
     private let body: BodyIterator
     private let idleTimeout: Duration
+    private let minimumBytesPerSecond: Int
     private let clock: any Clock<Duration>
+    private let stopwatch: Stopwatch
     private var isOver = false
     /// True once the stream ended because the body idled.
     private(set) var idled = false
+    /// Set once the stream ended because the body came too slowly.
+    private(set) var tooSlow: TooSlow?
+    /// Bytes of the body received so far.
+    private var received = 0
+    /// Time spent waiting for the body so far.
+    private var waited: Duration = .zero
 
     /// Creates the stream of `request`'s body into `batch`.
-    init(batch: StreamedBatch, body: RequestBody, idleTimeout: Duration, clock: any Clock<Duration>) {
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: The longest wait for one piece of the body; also the rate's grace.
+    ///   - minimumBytesPerSecond: The slowest rate the body may keep (0: no minimum).
+    init(batch: StreamedBatch, body: RequestBody, idleTimeout: Duration, minimumBytesPerSecond: Int, clock: any Clock<Duration>) {
         self.batch = batch
         self.body = BodyIterator(body.makeAsyncIterator())
         self.idleTimeout = idleTimeout
+        self.minimumBytesPerSecond = max(0, minimumBytesPerSecond)
         self.clock = clock
+        self.stopwatch = Stopwatch(clock)
     }
 
     /// The next rows: at least one complete row, or nil once the stream is over (the body ended
-    /// and its last rows were given, or it idled and the `input.idle-timeout` row was given).
+    /// and its last rows were given, or it idled and the `input.idle-timeout` row was given, or
+    /// it was too slow: then ``tooSlow`` is set and no row says so).
     ///
-    /// - Throws: What reading the body throws (the client went away).
+    /// - Throws: What reading the body throws (the client went away, its framing broke).
     func nextRows() async throws -> [UInt8]? {
         while !isOver {
             var rows: [UInt8]
             switch try await nextPiece() {
             case .bytes(let piece):
+                received += piece.readableBytes
                 rows = piece.withUnsafeReadableBytes { batch.push($0) }
             case .end:
                 isOver = true
@@ -49,27 +78,58 @@ final class BatchStream: @unchecked Sendable {
             case .idle:
                 (isOver, idled) = (true, true)
                 rows = batch.stop(.idleTimeout(seconds: Int(idleTimeout.components.seconds)))
+            case .slow:
+                isOver = true
+                tooSlow = TooSlow(bytes: received, seconds: Int(waited.components.seconds))
+                return nil
             }
             if !rows.isEmpty { return rows }
         }
         return nil
     }
 
-    /// The body's next piece, or `.idle` when none arrives within the idle timeout (the read is
-    /// then cancelled: the body is not read again).
+    /// How much longer the body may take at the minimum rate: the grace plus one second per
+    /// `minimumBytesPerSecond` bytes received, less the time already waited; nil for no minimum.
+    private var rateAllowance: Duration? {
+        guard minimumBytesPerSecond > 0 else { return nil }
+        let earned = Duration.seconds(received / minimumBytesPerSecond)
+            + .milliseconds((received % minimumBytesPerSecond) * 1000 / minimumBytesPerSecond)
+        return idleTimeout + earned - waited
+    }
+
+    /// The body's next piece; `.idle` when none arrives within the idle timeout, `.slow` when the
+    /// rate's allowance runs out first (the read is then cancelled: the body is not read again).
     private func nextPiece() async throws -> Piece {
-        let (body, clock, timeout) = (body, clock, idleTimeout)
+        let allowance = rateAllowance
+        if let allowance, allowance <= .zero { return .slow }
+        let (body, clock) = (body, clock)
+        let (wait, onTimeout): (Duration, Piece) = if let allowance, allowance < idleTimeout { (allowance, .slow) } else { (idleTimeout, .idle) }
+        let started = stopwatch.elapsed
+        defer { waited += stopwatch.elapsed - started }
         return try await withThrowingTaskGroup(of: Piece.self) { group in
             group.addTask { try await body.next().map(Piece.bytes) ?? .end }
             group.addTask {
-                try await clock.sleep(for: timeout)
-                return .idle
+                try await clock.sleep(for: wait)
+                return onTimeout
             }
             defer { group.cancelAll() }
             // INVARIANT: two children were added, so there is a first result.
             return try await group.next() ?? .end
         }
     }
+}
+
+/// Time elapsed on a clock since the stopwatch was made (any clock: tests pass a test clock).
+struct Stopwatch: Sendable {
+    private let read: @Sendable () -> Duration
+
+    init<C: Clock<Duration>>(_ clock: C) {
+        let start = clock.now
+        read = { start.duration(to: clock.now) }
+    }
+
+    /// Time since the stopwatch was made.
+    var elapsed: Duration { read() }
 }
 
 /// A request body's iterator, handed to the child task that waits for the next piece.

@@ -53,6 +53,7 @@ public enum RulesServer {
         throws(ServiceSetupError) -> some ApplicationProtocol {
         Application(
             router: try router(configuration),
+            server: .guarded(limits: configuration.limits, logger: logger),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ruleskit"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -75,6 +75,20 @@ struct ServeCommand: ParsableCommand {
                                valueName: "SECONDS"))
     var streamIdleTimeout = 30
 
+    @Option(name: .customLong("stream-min-rate"),
+            help: ArgumentHelp("The slowest a streamed batch's body may arrive, after --stream-idle-timeout of grace; slower ends it.",
+                               valueName: "BYTES_PER_SECOND"))
+    var streamMinimumRate = ServiceLimits().streamMinimumBytesPerSecond
+
+    @Option(name: .customLong("header-read-timeout"),
+            help: ArgumentHelp("Seconds a request head may take once its first bytes arrived; then the connection is closed.",
+                               valueName: "SECONDS"))
+    var headerReadTimeout = 10
+
+    @Option(name: .customLong("connection-idle-timeout"),
+            help: ArgumentHelp("Seconds a connection may wait without any bytes of a next request; then it is closed.", valueName: "SECONDS"))
+    var connectionIdleTimeout = 60
+
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
     var connectTimeout = 10
 
@@ -91,9 +105,11 @@ struct ServeCommand: ParsableCommand {
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be more than 0, not \(rateLimit)") }
         for (flag, value) in [("--max-body-bytes", maxBodyBytes), ("--max-line-bytes", maxLineBytes),
                               ("--max-batch-streams", maxBatchStreams), ("--request-timeout", requestTimeout),
-                              ("--stream-idle-timeout", streamIdleTimeout), ("--connect-timeout", connectTimeout)] where value < 1 {
+                              ("--stream-idle-timeout", streamIdleTimeout), ("--header-read-timeout", headerReadTimeout),
+                              ("--connection-idle-timeout", connectionIdleTimeout), ("--connect-timeout", connectTimeout)] where value < 1 {
             throw ValidationError("\(flag) must be at least 1, not \(value)")
         }
+        guard streamMinimumRate >= 0 else { throw ValidationError("--stream-min-rate must be 0 (no minimum) or more, not \(streamMinimumRate)") }
         _ = try Self.networks(trustedProxies)
     }
 
@@ -122,7 +138,9 @@ struct ServeCommand: ParsableCommand {
         }
         let (spec, host) = (store, host)
         let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
-                                   requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout))
+                                   requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout),
+                                   streamMinimumBytesPerSecond: streamMinimumRate, headerReadTimeout: .seconds(headerReadTimeout),
+                                   connectionIdleTimeout: .seconds(connectionIdleTimeout))
         let proxies = try Self.networks(trustedProxies)
         let (port, appName, rate, connectTimeout) = (port, appName, rateLimit, Duration.seconds(connectTimeout))
         let (devAuth, jwks, projectID) = (devAuth, jwks, projectID)
