@@ -21,7 +21,7 @@ import NIOHTTPTypes
 ///   (oversized headers, a malformed chunked body, an unsupported `Transfer-Encoding`, a bad
 ///   `Content-Length`), Hummingbird answers with an empty 400 and closes. This guard writes that
 ///   answer as `{"error": {"code", "message"}}` instead: 431 `API1303` for oversized headers,
-///   400 `API1004` otherwise. When the request had already been answered before its body turned
+///   400 `API1005` otherwise. When the request had already been answered before its body turned
 ///   out to be broken, the second answer is dropped (a client must never read two responses to
 ///   one request); the connection closes either way.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {

@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// Turns every error a route throws into `{"error": {"code", "message"}}` with its status:
 /// the service's own (``ServiceError``), a store that cannot answer (503), Hummingbird's (404,
-/// 405, 413, …), a body whose HTTP framing breaks while it is read (400 `API1004`), and anything
+/// 405, 413, …), a body whose HTTP framing breaks while it is read (400 `API1005`), and anything
 /// else as a 500 that says nothing about the request.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -17,7 +17,7 @@ info:
     A path asked with a method it does not take answers 405 `API1204` with `Allow` listing the
     methods it takes; `OPTIONS` on a path answers 204 with that `Allow`; `HEAD` is answered
     wherever `GET` is. A path that is not here answers 404 `API1203`.
-    On any path: broken HTTP/1.1 framing is 400 `API1004` and headers over 80 KiB are 431
+    On any path: broken HTTP/1.1 framing is 400 `API1005` and headers over 80 KiB are 431
     `API1303`, both in the error shape and with `Connection: close`; with `--dev-auth`, a
     request whose `Host` is not a loopback name or address is 421 `API1205`. Name lookups,
     claims, releases and renames share one rate limit (`--rate-limit`), per client (IPv6 per
@@ -323,7 +323,7 @@ components:
         minimum: 1
   responses:
     BadRequest:
-      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` the request is not valid HTTP/1.1 framing (a malformed chunked body, a `Transfer-Encoding` other than `chunked`, a bad `Content-Length`), with `Connection: close`.'
+      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object; `API1005` the request is not valid HTTP/1.1 framing (a malformed chunked body, a `Transfer-Encoding` other than `chunked`, a bad `Content-Length`), with `Connection: close`.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}

@@ -70,6 +70,11 @@ extension ServiceError {
         ServiceError(.badRequest, code: "API1003", message: "The request is not a valid case object: \(detail).")
     }
 
+    /// 400 `API1004`: the body names a key twice in one object; `detail` names the key.
+    static func duplicateKey(_ detail: String) -> ServiceError {
+        ServiceError(.badRequest, code: "API1004", message: "The request body repeats a key: \(detail).")
+    }
+
     /// 401 `API1101`: no bearer token.
     static func missingToken() -> ServiceError {
         ServiceError(.unauthorized, code: "API1101", message: "This request needs an `Authorization: Bearer` token.")
@@ -110,11 +115,11 @@ extension ServiceError {
                      message: "This server runs with --dev-auth and answers only requests to a loopback host (localhost, 127.0.0.1, [::1]).")
     }
 
-    /// 400 `API1004`: the request is not valid HTTP/1.1 framing (a malformed chunked body, an
+    /// 400 `API1005`: the request is not valid HTTP/1.1 framing (a malformed chunked body, an
     /// unsupported `Transfer-Encoding`, a bad `Content-Length`); `reason` says what, as a clause.
     /// The connection is closed after the answer: nothing after the error can be trusted.
     static func malformedHTTP(_ reason: String) -> ServiceError {
-        ServiceError(.badRequest, code: "API1004", message: "The request is not valid HTTP/1.1: \(reason).", closesConnection: true)
+        ServiceError(.badRequest, code: "API1005", message: "The request is not valid HTTP/1.1: \(reason).", closesConnection: true)
     }
 
     /// 431 `API1303`: the request's header section is over its limit; the connection is closed.

@@ -8,7 +8,7 @@ import Testing
 struct HTTPEdgeTests {
     static let chunked = "POST /v1/email/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
 
-    @Test("a malformed chunked body, an unknown Transfer-Encoding or a bad Content-Length is 400 API1004 in the error shape, and the server goes on",
+    @Test("a malformed chunked body, an unknown Transfer-Encoding or a bad Content-Length is 400 API1005 in the error shape, and the server goes on",
           arguments: [
               ("chunk size zz", chunked + "zz\r\nabc\r\n0\r\n\r\n"),
               ("chunk size -1", chunked + "-1\r\nabc\r\n0\r\n\r\n"),
@@ -22,7 +22,7 @@ struct HTTPEdgeTests {
     func framingErrors(name: String, request: String) async throws {
         let server = try ServerProcess(["--store", "sqlite:" + temporaryPath(".sqlite")])
         let answer = RawResponse(try await RawConnection.exchange(port: server.port, Array(request.utf8)))
-        #expect(answer.status == 400 && answer.errorCode == "API1004", "\(name): \(answer.text.prefix(400))")
+        #expect(answer.status == 400 && answer.errorCode == "API1005", "\(name): \(answer.text.prefix(400))")
         #expect(answer.isJSON && answer.count == 1, "\(name): one answer, in the error shape")
         #expect(answer.text.lowercased().contains("\r\nconnection: close\r\n"))
         try await expectHealthy(server)
