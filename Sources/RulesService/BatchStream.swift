@@ -8,9 +8,10 @@ import NIOCore
 ///
 /// The body must also keep a minimum rate: over the time spent waiting for it, it gets the idle
 /// timeout of grace plus one second per `minimumBytesPerSecond` bytes received. A body that
-/// trickles (a byte now and then, never idle) runs out of that allowance, and the stream is
-/// too slow (``tooSlow``): the route answers 408 before the first row, or ends the connection
-/// after it. So a few trickling clients cannot hold every stream slot.
+/// trickles (a byte now and then, never idle) runs out of that allowance: when a piece arrives
+/// after it, the stream is too slow (``tooSlow``) and the piece is not read; the route answers
+/// 408 before the first row, or ends the connection after it. So a few trickling clients cannot
+/// hold every stream slot. A body that stops altogether is idle, never too slow.
 ///
 /// Only the wait for the body counts: time spent writing rows to a slow reader does not.
 // INVARIANT: used by one task at a time (the route, then its response body), each call awaited
@@ -21,7 +22,6 @@ final class BatchStream: @unchecked Sendable {
         case bytes(ByteBuffer)
         case end
         case idle
-        case slow
     }
 
     /// The body arrived too slowly: `bytes` in `seconds` of waiting for it.
@@ -71,6 +71,11 @@ final class BatchStream: @unchecked Sendable {
             switch try await nextPiece() {
             case .bytes(let piece):
                 received += piece.readableBytes
+                if let allowance = rateAllowance, allowance < .zero {
+                    isOver = true
+                    tooSlow = TooSlow(bytes: received, seconds: Int(waited.components.seconds))
+                    return nil
+                }
                 rows = piece.withUnsafeReadableBytes { batch.push($0) }
             case .end:
                 isOver = true
@@ -78,18 +83,15 @@ final class BatchStream: @unchecked Sendable {
             case .idle:
                 (isOver, idled) = (true, true)
                 rows = batch.stop(.idleTimeout(seconds: Int(idleTimeout.components.seconds)))
-            case .slow:
-                isOver = true
-                tooSlow = TooSlow(bytes: received, seconds: Int(waited.components.seconds))
-                return nil
             }
             if !rows.isEmpty { return rows }
         }
         return nil
     }
 
-    /// How much longer the body may take at the minimum rate: the grace plus one second per
-    /// `minimumBytesPerSecond` bytes received, less the time already waited; nil for no minimum.
+    /// How much longer the body may have taken at the minimum rate: the grace plus one second per
+    /// `minimumBytesPerSecond` bytes received, less the time already waited (negative: too slow);
+    /// nil for no minimum.
     private var rateAllowance: Duration? {
         guard minimumBytesPerSecond > 0 else { return nil }
         let earned = Duration.seconds(received / minimumBytesPerSecond)
@@ -97,20 +99,17 @@ final class BatchStream: @unchecked Sendable {
         return idleTimeout + earned - waited
     }
 
-    /// The body's next piece; `.idle` when none arrives within the idle timeout, `.slow` when the
-    /// rate's allowance runs out first (the read is then cancelled: the body is not read again).
+    /// The body's next piece, or `.idle` when none arrives within the idle timeout (the read is
+    /// then cancelled: the body is not read again). The wait counts toward ``rateAllowance``.
     private func nextPiece() async throws -> Piece {
-        let allowance = rateAllowance
-        if let allowance, allowance <= .zero { return .slow }
-        let (body, clock) = (body, clock)
-        let (wait, onTimeout): (Duration, Piece) = if let allowance, allowance < idleTimeout { (allowance, .slow) } else { (idleTimeout, .idle) }
+        let (body, clock, timeout) = (body, clock, idleTimeout)
         let started = stopwatch.elapsed
         defer { waited += stopwatch.elapsed - started }
         return try await withThrowingTaskGroup(of: Piece.self) { group in
             group.addTask { try await body.next().map(Piece.bytes) ?? .end }
             group.addTask {
-                try await clock.sleep(for: wait)
-                return onTimeout
+                try await clock.sleep(for: timeout)
+                return .idle
             }
             defer { group.cancelAll() }
             // INVARIANT: two children were added, so there is a first result.

@@ -16,9 +16,10 @@ public struct ServiceLimits: Sendable, Hashable {
     /// was written yet) and its slot is given back.
     public var streamIdleTimeout: Duration
     /// The slowest a streamed batch's body may arrive, in bytes per second of waiting for it
-    /// (`--stream-min-rate`, default 512). The body gets ``streamIdleTimeout`` of grace plus one
-    /// second per this many bytes received; past that it is too slow: 408 `API1603` before its
-    /// first row, else the connection is closed. Its slot is given back either way.
+    /// (`--stream-min-rate`, default 512; 0 for no minimum). The body gets ``streamIdleTimeout``
+    /// of grace plus one second per this many bytes received; a piece that arrives past that is
+    /// too slow: 408 `API1603` before its first row, else the connection is closed. Its slot is
+    /// given back either way.
     public var streamMinimumBytesPerSecond: Int
     /// How long a request head may take once its first bytes arrived (`--header-read-timeout`,
     /// default 10 s); past it the connection is closed.
