@@ -11,11 +11,17 @@
 public enum UserID {
     /// Why `user` cannot act on claims (`AV1008`), or nil when it can.
     public static func problem(_ user: String) -> ClaimProblem? {
-        if user.isEmpty { return .invalidUser("it is empty") }
+        reason(user).map(ClaimProblem.invalidUser)
+    }
+
+    /// Why `user` cannot act on claims, as a clause (`it is empty`, `it contains the control
+    /// character U+0000 at position 7`) that never repeats the id; nil when it can.
+    public static func reason(_ user: String) -> String? {
+        if user.isEmpty { return "it is empty" }
         for (offset, scalar) in user.unicodeScalars.enumerated() where scalar.properties.generalCategory == .control {
             let hex = String(scalar.value, radix: 16, uppercase: true)
             let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            return .invalidUser("it contains the control character \(code) at position \(offset + 1)")
+            return "it contains the control character \(code) at position \(offset + 1)"
         }
         return nil
     }

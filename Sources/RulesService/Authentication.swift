@@ -90,8 +90,8 @@ struct RequestAuthentication: Sendable {
         } catch {
             throw .invalidToken(error.reason)
         }
-        if let problem = UserID.problem(user) {
-            throw .invalidToken("the user id it names cannot act on claims (\(problem.code)): \(problem.message)")
+        if let reason = UserID.reason(user) {
+            throw .invalidToken("the user id it names cannot act on claims: \(reason) (AV1008)")
         }
         return user
     }
