@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
         .target(name: "FieldValidation", dependencies: [
-            "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
@@ -154,7 +154,7 @@ let package = Package(
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PatternAutomataTests", dependencies: [
-            "PatternAutomata", "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+            "PatternAutomata", "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
