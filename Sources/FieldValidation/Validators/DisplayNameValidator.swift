@@ -9,9 +9,9 @@ import Patterns
 /// A valid name's ``ValidationResult/normalized`` is the name itself and its
 /// ``ValidationResult/key`` is the canonical uniqueness key (see ``canonicalKey(_:)``).
 ///
-/// Speed: a fused one-pass scan (``DisplayNameFastPath``) decides the shipped pattern, length
-/// and list rules for any name, allocating only for the violations it reports; packs with other
-/// pattern rules go rule by rule.
+/// Speed: a fused one-pass scan (``DisplayNameFastPath``) runs the pack's pattern automaton and
+/// decides the length and list rules for any name, allocating only for the violations it
+/// reports; the rules it cannot decide (Swift rules, patterns PCRE2 must confirm) run on their own.
 public struct DisplayNameValidator: Sendable {
     let rules: CompiledRuleSet
     let fastPath: DisplayNameFastPath?
@@ -32,7 +32,7 @@ public struct DisplayNameValidator: Sendable {
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
-    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: fastPath.map { _ in "DisplayNameFastPath (hand-written; decides the shipped pattern, length and list rules)" }) }
+    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: nil) }
 
     /// Validates a display name.
     ///
@@ -173,6 +173,11 @@ public struct DisplayNameValidator: Sendable {
                 }
             } else if let violation = fastPath.violation(index, outcome.scan) {
                 violations.append(violation)
+            } else {
+                // A must-not-match rule whose wording names its matches: PCRE2 words it.
+                let current = input ?? FieldInput(field: .displayName, value: name ?? String(decoding: bytes, as: UTF8.self), appName: appName)
+                input = current
+                violations.append(rules.rules[index].knownPatternViolation(current))
             }
         }
         return violations
