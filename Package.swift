@@ -137,7 +137,7 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
             "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 
