@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RulesKit", targets: ["RulesKit"]),
         .library(name: "Patterns", targets: ["Patterns"]),
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
+        .library(name: "BreachedPasswords", targets: ["BreachedPasswords"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
@@ -65,8 +66,10 @@ let package = Package(
         .target(name: "PatternAutomata"),
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
+        // Pwned Passwords files imported into a memory-mappable store; SHA-1 from swift-crypto.
+        .target(name: "BreachedPasswords", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FieldValidation", dependencies: [
-            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", "BreachedPasswords", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
@@ -94,13 +97,13 @@ let package = Package(
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
-        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation"]),
+        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
         // The HTTP/JSON service behind `validate serve`.
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
-            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens",
+            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,7 +124,7 @@ let package = Package(
         ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
-            "FieldCheckers", "ClaimStoreLocations", "RulesService",
+            "FieldCheckers", "ClaimStoreLocations", "RulesService", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
