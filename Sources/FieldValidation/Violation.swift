@@ -93,7 +93,7 @@ public struct ValidationResult: Sendable, Hashable {
     public var key: String? {
         get { derivesKey ? normalized.map(Keys.canonical) : forms?.key }
         set {
-            forms = Forms.of(key: newValue, asciiForm: asciiForm)
+            forms = Forms.of(key: newValue, asciiForm: asciiForm, mailboxKey: mailboxKey)
             derivesKey = false
         }
     }
@@ -101,7 +101,16 @@ public struct ValidationResult: Sendable, Hashable {
     /// is not ASCII or the address is invalid.
     public var asciiForm: String? {
         get { forms?.asciiForm }
-        set { forms = Forms.of(key: derivesKey ? nil : forms?.key, asciiForm: newValue) }
+        set { forms = Forms.of(key: derivesKey ? nil : forms?.key, asciiForm: newValue, mailboxKey: mailboxKey) }
+    }
+    /// Email only: one key per mailbox, for one-account-per-mailbox checks: the normalized
+    /// address with the rules of its provider applied (``MailboxProviders``: Gmail's periods and
+    /// `+tag` dropped and `googlemail.com` merged into `gmail.com`; the tag dropped at the common
+    /// `+tag` providers). `Jane.Doe+promo@gmail.com` and `janedoe@googlemail.com` share
+    /// `janedoe@gmail.com`. Nil when the address is invalid. ``normalized`` is never rewritten.
+    public var mailboxKey: String? {
+        get { forms?.mailboxKey }
+        set { forms = Forms.of(key: derivesKey ? nil : forms?.key, asciiForm: asciiForm, mailboxKey: newValue) }
     }
 
     // The key and ASCII form, which most results lack, sit behind one reference: a result of
@@ -115,15 +124,17 @@ public struct ValidationResult: Sendable, Hashable {
     private final class Forms: Sendable {
         let key: String?
         let asciiForm: String?
+        let mailboxKey: String?
 
-        private init(key: String?, asciiForm: String?) {
+        private init(key: String?, asciiForm: String?, mailboxKey: String?) {
             self.key = key
             self.asciiForm = asciiForm
+            self.mailboxKey = mailboxKey
         }
 
-        /// Nil, with nothing allocated, when both are nil.
-        static func of(key: String?, asciiForm: String?) -> Forms? {
-            key == nil && asciiForm == nil ? nil : Forms(key: key, asciiForm: asciiForm)
+        /// Nil, with nothing allocated, when all are nil.
+        static func of(key: String?, asciiForm: String?, mailboxKey: String? = nil) -> Forms? {
+            key == nil && asciiForm == nil && mailboxKey == nil ? nil : Forms(key: key, asciiForm: asciiForm, mailboxKey: mailboxKey)
         }
     }
 
@@ -149,6 +160,8 @@ public struct ValidationResult: Sendable, Hashable {
         derivesKey = true
     }
 
+    /// Equal violations, normalized value, key and ASCII form. ``mailboxKey`` is not compared: a
+    /// validator derives it from ``normalized``.
     public static func == (lhs: ValidationResult, rhs: ValidationResult) -> Bool {
         lhs.violations == rhs.violations && lhs.normalized == rhs.normalized && lhs.key == rhs.key
             && lhs.asciiForm == rhs.asciiForm

@@ -1,3 +1,4 @@
+import BreachedPasswords
 import Diagnostics
 import Patterns
 
@@ -273,10 +274,16 @@ struct CompiledRuleSet: Sendable {
             named[rule.name] = rule
         }
         var compiled: [CompiledRule] = []
+        // Rules switched off (`enabled: false`) are not compiled; an `unless` naming one is moot.
+        var switchedOff: Set<String> = []
         for var definition in try packs.rules(for: field) {
             adjust(&definition)
+            guard definition.isEnabled else {
+                switchedOff.insert(definition.id)
+                continue
+            }
             if let rule = compileOne(definition, field: field, named: named, appName: appName,
-                                      earlier: compiled.map(\.id), sink: &sink) {
+                                      earlier: compiled.map(\.id), switchedOff: switchedOff, sink: &sink) {
                 compiled.append(rule)
             }
         }
@@ -286,12 +293,13 @@ struct CompiledRuleSet: Sendable {
 
     private static let keysByKind: [RuleKind: Set<String>] = [
         .mustMatch: ["pattern"], .mustNotMatch: ["pattern"], .length: ["unit", "min", "max"],
-        .list: ["file", "key", "include-app-name"], .swift: ["name"],
+        .list: ["file", "key", "include-app-name", "allow-file"], .swift: ["name"],
+        .breached: ["file", "min-count"],
     ]
 
     private static func compileOne(
         _ rule: RuleDefinition, field: Field, named: [String: any FieldRule], appName: String?, earlier: [String],
-        sink: inout DiagnosticSink
+        switchedOff: Set<String>, sink: inout DiagnosticSink
     ) -> CompiledRule? {
         let location = rule.location
         func missing(_ key: String, _ why: String = "") {
@@ -348,11 +356,52 @@ struct CompiledRuleSet: Sendable {
             rule.max.map { parameters["max"] = String($0) }
             check = .length(unit, min: rule.min, max: rule.max)
         case .list:
-            guard let entries = rule.listEntries else { missing("file"); return nil }
+            var entries = rule.listEntries
+            if entries == nil, let deferred = rule.deferredList {
+                do {
+                    entries = try deferred()
+                } catch {
+                    sink.error("RP1007", "cannot read list file `\(rule.listFile ?? "")`: \(error)", file: location.file,
+                               span: location.span(of: "file"))
+                    return nil
+                }
+            }
+            guard let entries else { missing("file"); return nil }
             guard let key = rule.listKey else { missing("key"); return nil }
             var all = entries
             if rule.includeAppName == true, let appName { all.append(appName) }
-            check = .list(KeyList(kind: key, entries: all))
+            let list = KeyList(kind: key, entries: all)
+            if key == .domainSuffix || rule.allowEntries != nil {
+                check = .swift(ListWithAllowRule(name: rule.id, target: target, list: list,
+                                                 allow: rule.allowEntries.map { KeyList(kind: key, entries: $0) }))
+            } else {
+                check = .list(list)
+            }
+        case .breached:
+            let store: BreachedStore
+            if let given = rule.breachedStore {
+                store = given
+            } else {
+                guard let path = rule.filePath else { missing("file", " (the breached-password store)"); return nil }
+                do {
+                    store = try BreachedStore(path: path)
+                } catch {
+                    if case .unreadable = error {
+                        sink.error("RP1007", "\(error)", file: location.file, span: location.span(of: "file"))
+                    } else {
+                        sink.error("RP1009", "`\(path)` is \(error)", file: location.file, span: location.span(of: "file"),
+                                   help: "build a store with `validate breached import FILE… --output STORE`")
+                    }
+                    return nil
+                }
+            }
+            let minimum = rule.minCount ?? 1
+            guard minimum >= 1 else {
+                sink.error("RP2005", "rule `\(rule.id)` has `min-count` 0; the fewest sightings is 1", file: location.file,
+                           span: location.span(of: "min-count"))
+                return nil
+            }
+            check = .swift(BreachedRule(name: rule.id, target: target, store: store, minimumCount: UInt32(clamping: minimum)))
         case .swift:
             let name = rule.swiftName ?? rule.id
             guard let swiftRule = named[name] else {
@@ -366,6 +415,7 @@ struct CompiledRuleSet: Sendable {
         var unless: [Int] = []
         for id in rule.unless ?? [] {
             guard let index = earlier.firstIndex(of: id) else {
+                if switchedOff.contains(id) { continue }
                 sink.error("RP2011", "`unless` names `\(id)`, which is not an earlier rule", file: location.file,
                            span: location.span(of: "unless"), help: suggestion(for: id, in: Set(earlier)))
                 continue

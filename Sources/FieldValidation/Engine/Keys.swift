@@ -86,7 +86,20 @@ enum Keys {
         case .canonical: canonical(value)
         case .lookalike: lookalike(value)
         case .nfkcCasefold: nfkcCasefold(value)
+        case .domainSuffix: canonical(value)
         }
+    }
+
+    /// The value's key and, for `domain-suffix`, each parent domain's (`a.b.c`, `b.c`, `c`).
+    static func suffixKeys(_ value: String) -> [Substring] {
+        let key = canonical(value)
+        var keys: [Substring] = [key[...]]
+        var rest = key[...]
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if !rest.isEmpty { keys.append(rest) }
+        }
+        return keys
     }
 }
 
@@ -119,6 +132,10 @@ final class KeyList: Sendable {
     /// looked up: `Set` compares strings by canonical equivalence, whose cost grows with the
     /// square of a run of combining marks.
     func contains(_ value: String) -> Bool {
+        if kind == .domainSuffix {
+            guard value.utf8.count <= Keys.maxNormalizedBytes else { return false }
+            return Keys.suffixKeys(value).contains { $0.utf8.count <= maxLength && entries.contains(String($0)) }
+        }
         let key = Keys.key(kind, value)
         guard key.utf8.count <= maxLength * Self.maxEquivalentExpansion else { return false }
         return entries.contains(key)

@@ -15,7 +15,7 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
         case pcre2
         /// By the subject's length.
         case length
-        /// By a lookup in its list.
+        /// By a lookup in its list (a `list` rule, or a `breached` rule's store).
         case list
         /// By its Swift rule.
         case swift
@@ -76,7 +76,7 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
             switch rule.check {
             case .length: strategy = .length
             case .list: strategy = .list
-            case .swift: strategy = .swift
+            case .swift(let rule): strategy = (rule as? any KindRule)?.strategy ?? .swift
             case .mustMatch, .mustNotMatch:
                 switch set.patterns.slots[index]?.strategy {
                 case .automaton?: strategy = .automaton

@@ -1,3 +1,4 @@
+import BreachedPasswords
 import Diagnostics
 
 /// Which validator a rule pack configures.
@@ -28,6 +29,9 @@ public enum RuleKind: String, Sendable, Hashable, CaseIterable {
     case list
     /// Logic written in Swift: a ``FieldRule`` registered under the rule's `name`.
     case swift
+    /// The subject's SHA-1 must not be in a breached-password store (`file:`) seen at least
+    /// `min-count` times.
+    case breached
 }
 
 /// The unit a `length` rule counts in.
@@ -48,6 +52,9 @@ public enum ListKey: String, Sendable, Hashable, CaseIterable {
     case lookalike
     /// NFKC, leading/trailing whitespace trimmed, then lowercased.
     case nfkcCasefold = "nfkc-casefold"
+    /// ASCII letters lowercased, and listed when the value or any parent domain is an entry
+    /// (`a.b.example` is listed by `b.example` and by `example`).
+    case domainSuffix = "domain-suffix"
 }
 
 /// One rule as written in a pack. Every property but `id` may be missing in an `override`
@@ -71,6 +78,18 @@ public struct RuleDefinition: Sendable {
     /// The `file:` as written, and its entries (one per non-blank, non-`#` line).
     public var listFile: String?
     public var listEntries: [String]?
+    /// The `file:` resolved like list files (relative to the pack's directory): where a
+    /// `breached` rule's store is.
+    public var filePath: String?
+    /// `allow-file:` of a `list` rule as written, and its entries: values whose key is listed
+    /// there (for `domain-suffix`, whose domain or a parent domain is) never violate the rule.
+    public var allowFile: String?
+    public var allowEntries: [String]?
+    /// `breached`: the fewest sightings that make a password breached (default 1).
+    public var minCount: Int?
+    /// `enabled: false` keeps a rule in the pack, switched off: it is not compiled, so keys its
+    /// kind needs may be missing; an overriding entry, or a validator option, switches it on.
+    public var enabled: Bool?
     public var listKey: ListKey?
     /// Whether a `list` rule also treats the validator's app name as a list entry.
     public var includeAppName: Bool?
@@ -85,6 +104,14 @@ public struct RuleDefinition: Sendable {
 
     /// Where the rule is defined, for diagnostics.
     public var location: RuleLocation
+
+    /// Reads an override entry's `file:` as a list when its kind is only known after merging.
+    var deferredList: (@Sendable () throws -> [String])?
+    /// A `breached` rule's store when a validator was handed one (it wins over `file:`).
+    var breachedStore: BreachedStore?
+
+    /// Whether the rule runs (`enabled` is not false).
+    public var isEnabled: Bool { enabled != false }
 }
 
 /// A place in a pack file, kept so later stages can point at it.

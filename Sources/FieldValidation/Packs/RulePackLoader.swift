@@ -10,10 +10,15 @@ enum RulePackLoader {
     static let ruleKeys: Set<String> = [
         "id", "code", "kind", "message", "description", "source", "on", "pattern", "unit", "min", "max",
         "file", "key", "include-app-name", "name", "examples", "override", "unless",
+        "enabled", "min-count", "allow-file",
     ]
 
+    /// - Parameters:
+    ///   - readFile: the text of a list file, by its path as written.
+    ///   - resolve: where a path as written is (for `breached` stores, opened when compiled).
     static func load(
-        name: String, text: String, readFile: (String) throws -> String
+        name: String, text: String, readFile: @escaping @Sendable (String) throws -> String,
+        resolve: (String) -> String = { $0 }
     ) throws(RulePackError) -> RulePack {
         let file = SourceFile(name: name, text: text)
         var sink = DiagnosticSink()
@@ -46,7 +51,7 @@ enum RulePackLoader {
         var rules: [RuleDefinition] = []
         if let list = top["rules"] {
             for node in reader.sequence(list, key: "rules") {
-                if let rule = reader.rule(node, readFile: readFile) { rules.append(rule) }
+                if let rule = reader.rule(node, readFile: readFile, resolve: resolve) { rules.append(rule) }
             }
         }
         var disabled: [(id: String, span: SourceSpan)] = []
@@ -61,6 +66,9 @@ enum RulePackLoader {
         return RulePack(name: packName, field: field, description: description, rules: rules,
                         disabled: disabled, file: file)
     }
+
+    /// See ``RulePackSet/listEntries(_:)``.
+    static func parseListText(_ text: String) -> [String] { NodeReader.parseList(text) }
 
     /// What Yams names a duplicated key that is not a scalar.
     private static let unconvertibleKey = "<uncovertable>"
@@ -221,7 +229,8 @@ private struct NodeReader {
         return sequence(node, key: key).compactMap { string($0, key: key) }
     }
 
-    mutating func rule(_ node: Node, readFile: (String) throws -> String) -> RuleDefinition? {
+    mutating func rule(_ node: Node, readFile: @escaping @Sendable (String) throws -> String,
+                       resolve: (String) -> String) -> RuleDefinition? {
         guard let keys = mapping(node, what: "rule", allowed: RulePackLoader.ruleKeys) else { return nil }
         guard let id = string(keys["id"], key: "id", in: node, required: true) else { return nil }
         var spans: [String: SourceSpan] = [:]
@@ -243,15 +252,35 @@ private struct NodeReader {
         rule.includeAppName = bool(keys["include-app-name"], key: "include-app-name")
         rule.swiftName = string(keys["name"], key: "name")
         rule.isOverride = bool(keys["override"], key: "override") ?? false
+        rule.enabled = bool(keys["enabled"], key: "enabled")
+        rule.minCount = int(keys["min-count"], key: "min-count")
         if let node = keys["unless"] {
             if case .sequence = node { rule.unless = strings(node, key: "unless") } else { rule.unless = string(node, key: "unless").map { [$0] } }
         }
         if let path = string(keys["file"], key: "file") {
             rule.listFile = path
+            rule.filePath = resolve(path)
+            switch rule.kind {
+            case .list?:
+                do {
+                    rule.listEntries = Self.parseList(try readFile(path))
+                } catch {
+                    self.error("RP1007", "cannot read list file `\(path)`: \(error)", at: keys["file"])
+                }
+            case nil:
+                // An override entry: a list is read once the merged rule's kind is known (a
+                // `breached` store is never read as text).
+                rule.deferredList = { try Self.parseList(readFile(path)) }
+            default:
+                break
+            }
+        }
+        if let path = string(keys["allow-file"], key: "allow-file") {
+            rule.allowFile = path
             do {
-                rule.listEntries = parseList(try readFile(path))
+                rule.allowEntries = Self.parseList(try readFile(path))
             } catch {
-                self.error("RP1007", "cannot read list file `\(path)`: \(error)", at: keys["file"])
+                self.error("RP1007", "cannot read list file `\(path)`: \(error)", at: keys["allow-file"])
             }
         }
         if let examples = keys["examples"],
@@ -264,7 +293,7 @@ private struct NodeReader {
 
     /// One entry per line; blank lines and lines starting with `#` are skipped; entries are
     /// taken as written (no trimming), except for a trailing `\r`.
-    func parseList(_ text: String) -> [String] {
+    static func parseList(_ text: String) -> [String] {
         // Split on bytes: a `Character` split would keep "\r\n" (one grapheme) unsplit, and
         // lists run to tens of thousands of lines.
         text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).compactMap { line in

@@ -43,10 +43,16 @@ public struct RulePackSet: Sendable {
     ///
     /// - Throws: ``RulePackError`` with every problem found, located by line and column.
     public static func parse(_ text: String, name: String, baseDirectory: String? = nil) throws(RulePackError) -> RulePack {
-        try RulePackLoader.load(name: name, text: text) { relative in
+        try RulePackLoader.load(name: name, text: text, readFile: { relative in
             guard let baseDirectory else { throw CocoaError(.fileNoSuchFile) }
-            return try String(contentsOfFile: baseDirectory + "/" + relative, encoding: .utf8)
-        }
+            return try String(contentsOfFile: resolve(relative, in: baseDirectory), encoding: .utf8)
+        }, resolve: { relative in baseDirectory.map { resolve(relative, in: $0) } ?? relative })
+    }
+
+    /// The entries of a list file's text: one per line; blank lines and lines starting with `#`
+    /// are skipped; a trailing `\r` is dropped; nothing else is trimmed.
+    public static func listEntries(_ text: String) -> [String] {
+        RulePackLoader.parseListText(text)
     }
 
     /// This set followed by the packs in `pack`.
@@ -140,6 +146,11 @@ public struct RulePackSet: Sendable {
     }
 }
 
+/// A pack's file path: absolute as written, else relative to the pack's directory.
+private func resolve(_ path: String, in directory: String) -> String {
+    path.hasPrefix("/") ? path : directory + "/" + path
+}
+
 /// `./lists/x.txt` → `lists/x.txt`.
 private func normalize(_ path: String) -> String {
     path.hasPrefix("./") ? String(path.dropFirst(2)) : path
@@ -160,7 +171,14 @@ extension RuleDefinition {
         merged.min = other.min ?? min
         merged.max = other.max ?? max
         merged.listFile = other.listFile ?? listFile
-        merged.listEntries = other.listEntries ?? listEntries
+        merged.listEntries = other.listFile != nil ? other.listEntries : listEntries
+        merged.deferredList = other.listFile != nil ? other.deferredList : deferredList
+        merged.filePath = other.filePath ?? filePath
+        merged.allowFile = other.allowFile ?? allowFile
+        merged.allowEntries = other.allowEntries ?? allowEntries
+        merged.minCount = other.minCount ?? minCount
+        merged.enabled = other.enabled ?? enabled
+        merged.breachedStore = other.breachedStore ?? breachedStore
         merged.listKey = other.listKey ?? listKey
         merged.includeAppName = other.includeAppName ?? includeAppName
         merged.swiftName = other.swiftName ?? swiftName

@@ -29,6 +29,11 @@ public struct EmailValidator: Sendable {
     /// Whether the local part must be ASCII (no SMTPUTF8). Internationalized domains are still
     /// accepted; their ASCII form is in ``ValidationResult/asciiForm``.
     public let asciiOnly: Bool
+    /// The providers' rules behind ``ValidationResult/mailboxKey``.
+    public let providers: MailboxProviders
+
+    /// The id of the shipped rule `rejectDisposable:` switches on and `allowDomains:` adjusts.
+    public static let disposableRule = "email.disposable-domain"
 
     /// Compiles the email rules of `packs`.
     ///
@@ -36,11 +41,23 @@ public struct EmailValidator: Sendable {
     ///   - packs: the rule packs (the shipped ones by default).
     ///   - asciiOnly: reject non-ASCII local parts (like email-validator's `allow_smtputf8=False`).
     ///   - rules: extra Swift rules the packs may refer to.
+    ///   - rejectDisposable: switches `email.disposable-domain` (EM132, shipped off) on.
+    ///   - allowDomains: domains `email.disposable-domain` never rejects, nor their subdomains
+    ///     (added to the rule's `allow-file` entries; they win over the list).
+    ///   - providers: the rules behind ``ValidationResult/mailboxKey`` (the shipped
+    ///     `rules/lists/email-providers.yaml` by default).
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
-    public init(packs: RulePackSet = .shipped, asciiOnly: Bool = false, rules: [any FieldRule] = []) throws(RulePackError) {
-        self.rules = try CompiledRuleSet.compile(packs, field: .email, library: EmailRules.all + rules)
+    public init(packs: RulePackSet = .shipped, asciiOnly: Bool = false, rules: [any FieldRule] = [],
+                rejectDisposable: Bool = false, allowDomains: [String] = [],
+                providers: MailboxProviders = .shipped) throws(RulePackError) {
+        self.rules = try CompiledRuleSet.compile(packs, field: .email, library: EmailRules.all + rules) { definition in
+            guard definition.id == Self.disposableRule else { return }
+            if rejectDisposable { definition.enabled = true }
+            if !allowDomains.isEmpty { definition.allowEntries = (definition.allowEntries ?? []) + allowDomains }
+        }
         self.fastPath = EmailFastPath(self.rules, asciiOnly: asciiOnly)
         self.asciiOnly = asciiOnly
+        self.providers = providers
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
@@ -76,15 +93,20 @@ public struct EmailValidator: Sendable {
             return ValidationResult(violations: violations)
         }
         let unicodeDomain = ascii.contains("xn--") ? ((try? IDNA.toUnicode(ascii)) ?? ascii) : ascii
-        return ValidationResult(
+        var result = ValidationResult(
             violations: [], normalized: local + "@" + unicodeDomain,
             asciiForm: local.utf8.allSatisfy { $0 < 0x80 } ? local + "@" + ascii : nil)
+        result.mailboxKey = providers.key(normalized: local + "@" + unicodeDomain)
+        return result
     }
 
     /// The fast path when it decides the address, else rule by rule. `address` is the string
     /// form of `bytes` when the caller has it.
     private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true) -> ValidationResult {
-        if let fastPath, let decided = fastPath.decide(bytes, normalize: normalize) { return decided }
+        if let fastPath, var decided = fastPath.decide(bytes, normalize: normalize) {
+            if normalize, let normalized = decided.normalized { decided.mailboxKey = providers.key(normalized: normalized) }
+            return decided
+        }
         return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -1,3 +1,5 @@
+import BreachedPasswords
+
 /// Validates passwords against the `password` rule packs (NIST SP 800-63B practice).
 ///
 /// Rejects control characters (Cc) in the raw input; normalizes with NFKC; counts length in
@@ -14,6 +16,9 @@ public struct PasswordValidator: Sendable {
     /// The minimum length in code points in force.
     public let minimumLength: Int?
 
+    /// The id of the shipped rule the `breached:` option switches on.
+    public static let breachedRule = "password.breached"
+
     /// NIST SP 800-63B rev 4 section 3.1.1.2: passwords used as a single factor have at least 15 characters.
     public static let nistSingleFactorMinimumLength = 15
 
@@ -24,13 +29,20 @@ public struct PasswordValidator: Sendable {
     ///   - minimumLength: replaces `min` of `password.min-length` (8 in the shipped pack).
     ///   - appName: the app's name for `password.contains-app-name`.
     ///   - rules: extra Swift rules the packs may refer to.
+    ///   - breached: switches `password.breached` (PW109, shipped off) on with this store: a
+    ///     password whose SHA-1 the store holds, seen at least the rule's `min-count` times, is
+    ///     rejected.
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, minimumLength: Int? = nil, appName: String? = nil,
-                rules: [any FieldRule] = []) throws(RulePackError) {
+                rules: [any FieldRule] = [], breached: BreachedStore? = nil) throws(RulePackError) {
         self.rules = try CompiledRuleSet.compile(
             packs, field: .password, library: PasswordContextRule.all + rules, appName: appName
         ) { definition in
             if definition.id == "password.min-length", let minimumLength { definition.min = minimumLength }
+            if definition.id == Self.breachedRule, let breached {
+                definition.enabled = true
+                definition.breachedStore = breached
+            }
         }
         self.appName = appName
         self.minimumLength = minimumLength

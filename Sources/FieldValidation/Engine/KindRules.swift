@@ -1,0 +1,43 @@
+import BreachedPasswords
+
+/// A rule kind the compiler builds as a ``FieldRule`` of its own (``CompiledRule/Check/swift``),
+/// so the fast paths, which decide pattern, length and list rules from their data, leave it to
+/// the rule itself; the plan names how it decides.
+protocol KindRule: FieldRule {
+    /// How ``ValidatorPlan`` reports the rule.
+    var strategy: ValidatorPlan.Strategy { get }
+}
+
+/// `kind: breached`: the subject's SHA-1 (of its UTF-8) is in the store, seen at least
+/// `min-count` times. Reports no parameters: neither the count nor the hash reaches a message.
+struct BreachedRule: KindRule {
+    let name: String
+    let target: String
+    let store: BreachedStore
+    let minimumCount: UInt32
+
+    var strategy: ValidatorPlan.Strategy { .list }
+
+    func check(_ input: FieldInput) -> [String: String]? {
+        guard let subject = input.subject(target), let count = store.count(password: subject) else { return nil }
+        return count >= minimumCount ? [:] : nil
+    }
+}
+
+/// `kind: list` with `key: domain-suffix`, or any list with an `allow-file`: listed when the
+/// subject's key is (for `domain-suffix`, when the domain or a parent domain is), unless the
+/// allow list lists it the same way.
+struct ListWithAllowRule: KindRule {
+    let name: String
+    let target: String
+    let list: KeyList
+    let allow: KeyList?
+
+    var strategy: ValidatorPlan.Strategy { .list }
+
+    func check(_ input: FieldInput) -> [String: String]? {
+        guard let subject = input.subject(target), list.contains(subject) else { return nil }
+        if let allow, allow.contains(subject) { return nil }
+        return [:]
+    }
+}
