@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RulesKit", targets: ["RulesKit"]),
         .library(name: "Patterns", targets: ["Patterns"]),
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
+        .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
@@ -57,8 +58,10 @@ let package = Package(
         .target(name: "Patterns", dependencies: ["CPCRE2"]),
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
+        // zxcvbn's strength estimate (no dependencies; the dictionaries come from FieldValidation).
+        .target(name: "PasswordStrength"),
         .target(name: "FieldValidation", dependencies: [
-            "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "Patterns", "IDNA", "Diagnostics", "PasswordStrength", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
@@ -142,6 +145,7 @@ let package = Package(
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
+        .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "RulesTestSupport"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate", "RulesTestSupport"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: [
