@@ -13,7 +13,7 @@ extension RecordContext {
     /// This context with every missing part taken from `fallback`.
     func filled(from fallback: RecordContext) -> RecordContext {
         RecordContext(username: username ?? fallback.username, email: email ?? fallback.email,
-                      appName: appName ?? fallback.appName)
+                      appName: appName ?? fallback.appName, userInputs: userInputs.isEmpty ? fallback.userInputs : userInputs)
     }
 }
 
