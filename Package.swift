@@ -84,12 +84,12 @@ let package = Package(
         .target(name: "RulesVerification", dependencies: [
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
         ]),
-        .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
+        .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
-        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation"]),
+        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "PasswordStrength"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
         // The HTTP/JSON service behind `validate serve`.
@@ -102,7 +102,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "PasswordStrength", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         // The timing loop of the rules benchmarks.
         .target(name: "BenchmarkTiming", path: "Benchmarks/BenchmarkTiming"),
@@ -128,7 +128,7 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "Diagnostics", "FieldValidation", "PasswordStrength", "RulesLanguage", "RulesPatterns", "BatchValidation",
             "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 
@@ -152,7 +152,7 @@ let package = Package(
             "FuzzHarness", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
-            "FieldValidation", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
+            "FieldValidation", "PasswordStrength", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
         ]),
