@@ -13,8 +13,14 @@ struct Analyzer {
     /// The fewest guesses for `password` and the sequence of matches that needs them.
     mutating func analyze(_ password: Text) -> (guesses: Double, sequence: [Match]) {
         work.analyses += 1
+        guard !password.isEmpty else { return (1, []) }
+        return search(password.count, candidates(password))
+    }
+
+    /// Every match of every matcher in `password`, in zxcvbn's order (before the search).
+    mutating func candidates(_ password: Text) -> [Match] {
         let n = password.count
-        guard n > 0 else { return (1, []) }
+        guard n > 0 else { return [] }
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n) { lowered in
             for k in 0..<n { lowered[k] = Characters.lowercased(password[k]) }
             let lower = Text(lowered)
@@ -32,7 +38,7 @@ struct Analyzer {
                 matchRecentYears(password, into: &matches)
                 matchDates(password, into: &matches)
                 work.matches += matches.count
-                return search(n, matches)
+                return matches
             }
         }
     }

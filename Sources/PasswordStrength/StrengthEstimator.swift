@@ -51,6 +51,11 @@ public struct StrengthDictionary: Sendable {
 
     /// How many words it holds.
     public var count: Int { words.count }
+
+    /// The words, most common first.
+    public var entries: [String] {
+        words.map { String(String.UnicodeScalarView($0.compactMap(Unicode.Scalar.init))) }
+    }
 }
 
 /// Estimates password strength as zxcvbn 4.5.0 does (Dropbox's algorithm: dictionaries with
@@ -152,7 +157,7 @@ public final class StrengthEstimator: Sendable {
         return 4
     }
 
-    private func publicMatch(_ match: Match) -> StrengthMatch {
+    func publicMatch(_ match: Match) -> StrengthMatch {
         let pattern: StrengthMatch.Pattern
         switch match.detail {
         case let .dictionary(dictionary, rank, reversed, substitutions):
