@@ -25,13 +25,15 @@ struct Analyzer {
             for k in 0..<n { lowered[k] = Characters.lowercased(password[k]) }
             let lower = Text(lowered)
             return withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { reach in
+              withUnsafeTemporaryAllocation(of: Int32.self, capacity: n * (n + 1)) { path in
                 reach.initialize(repeating: 0)
+                let walks = Walks(reach: reach, path: path, width: n + 1)
                 // zxcvbn's order, which decides between equally good matches of one part.
                 var matches: [Match] = []
                 matches.reserveCapacity(4 * n)
-                matchDictionaries(password, lower, reach: reach, into: &matches)
+                matchDictionaries(password, lower, walks: walks, into: &matches)
                 matchReversedDictionaries(password, lower, into: &matches)
-                matchL33t(password, lower, reach: reach, into: &matches)
+                matchL33t(password, lower, walks: walks, into: &matches)
                 matchSpatial(password, into: &matches)
                 matchRepeats(password, into: &matches)
                 matchSequences(password, into: &matches)
@@ -39,6 +41,7 @@ struct Analyzer {
                 matchDates(password, into: &matches)
                 work.matches += matches.count
                 return matches
+              }
             }
         }
     }
@@ -54,14 +57,22 @@ struct Analyzer {
                      detail: .dictionary(dictionary: dictionary, rank: rank, reversed: reversed, substitutions: substitutions))
     }
 
-    /// Every dictionary word at every position, the user inputs last. `reach[i]`: how many code
-    /// points from `i` on are a prefix of some word.
-    private mutating func matchDictionaries(_ password: Text, _ lower: Text, reach: UnsafeMutableBufferPointer<Int>,
-                                            into matches: inout [Match]) {
+    /// The plain walks from each position, kept for the l33t matcher (which follows them up to a
+    /// typed character): `reach[i]` code points from `i` on are a prefix of some word, and
+    /// `path[i * width + d]` is the node after the first `d` of them.
+    struct Walks {
+        let reach: UnsafeMutableBufferPointer<Int>
+        let path: UnsafeMutableBufferPointer<Int32>
+        let width: Int
+    }
+
+    /// Every dictionary word at every position, the user inputs last.
+    private mutating func matchDictionaries(_ password: Text, _ lower: Text, walks: Walks, into matches: inout [Match]) {
         let lexicon = estimator.lexicon
         let n = lower.count
         for i in 0..<n {
             var node = Lexicon.root
+            walks.path[i * walks.width] = node
             var k = i
             while k < n {
                 // The first two steps in one table look-up when both are ASCII.
@@ -72,13 +83,14 @@ struct Analyzer {
                 }
                 work.lexiconSteps += 1
                 guard node >= 0 else { break }
+                walks.path[i * walks.width + k - i + 1] = node
                 for term in lexicon.terms(node) {
                     matches.append(dictionaryMatch(i, k, dictionary: Int(term.dictionary), rank: Int(term.rank), reversed: false,
                                                    password, lower))
                 }
                 k += 1
             }
-            reach[i] = k - i
+            walks.reach[i] = k - i
         }
         let user = estimator.userInputsDictionary
         for i in 0..<n {
@@ -135,7 +147,7 @@ struct Analyzer {
     /// walked from each position, trying each typed character both as itself and as each letter it
     /// can stand for (the same way wherever it recurs in the word), and a word is kept when one of
     /// zxcvbn's tables makes exactly those choices (decided by a rule, without the tables).
-    private mutating func matchL33t(_ password: Text, _ lower: Text, reach: UnsafeMutableBufferPointer<Int>, into matches: inout [Match]) {
+    private mutating func matchL33t(_ password: Text, _ lower: Text, walks: Walks, into matches: inout [Match]) {
         var present: UInt32 = 0
         for character in password {
             let index = L33t.index(of: character)
@@ -143,17 +155,16 @@ struct Analyzer {
         }
         guard present != 0 else { return }
         var state = L33tState()
-        let lexicon = estimator.lexicon
         // A word needs a substitution, so a walk that takes every typed character as itself finds
         // nothing the plain walk has not: from each start, follow the plain walk (typed characters
         // as themselves) and branch off at each typed character it reaches, into the letters that
         // character can stand for; later typed characters branch both ways.
         for start in 0..<lower.count {
-            var node = Lexicon.root
             var k = start
-            while k < lower.count && k - start <= reach[start] {
+            while k < lower.count && k - start <= walks.reach[start] {
                 let index = L33t.index(of: lower[k])
                 if index >= 0 && state.choice[index] == L33tState.undecided {
+                    let node = walks.path[start * walks.width + k - start]
                     var letters = L33t.lettersMask[index]
                     while letters != 0 {
                         let letter = letters.trailingZeroBitCount
@@ -172,9 +183,6 @@ struct Analyzer {
                     state.taken = 0
                     state.mapped = 0
                 }
-                node = lexicon.child(node, lower[k])
-                work.lexiconSteps += 1
-                guard node >= 0 else { break }
                 k += 1
             }
             state.reset()

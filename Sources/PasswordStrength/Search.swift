@@ -16,6 +16,8 @@ extension Analyzer {
         var next: Int32
         /// Whether a brute-force part after this sequence could ever win (see ``Optimal/update``).
         var extendable: Bool
+        /// The position the sequence ends at.
+        var position: Int32
     }
 
     /// For each end position, its entries as a list in one buffer (at most one per length, and a
@@ -81,7 +83,8 @@ extension Analyzer {
                 return
             }
             // INVARIANT: lengths at `k` are distinct and at most k + 1, so `count` stays in bounds.
-            entries[count] = Entry(g: g, product: product, length: length, match: match, next: -1, extendable: extendable)
+            entries[count] = Entry(g: g, product: product, length: length, match: match, next: -1, extendable: extendable,
+                                   position: Int32(k))
             let added = Int32(count)
             count += 1
             if tail[k] >= 0 { entries[Int(tail[k])].next = added } else { head[k] = added }
@@ -156,6 +159,9 @@ extension Analyzer {
         }
 
         for k in 0..<n {
+            // Entries are created position by position, each position's in the order its lengths
+            // first appeared: those before `before` end before k, in zxcvbn's order.
+            let before = optimal.count
             for slot in Int(starts[k])..<Int(starts[k + 1]) {
                 let index = order[slot]
                 let match = matches[Int(index)]
@@ -173,20 +179,13 @@ extension Analyzer {
             // Brute force from the start, or after a sequence that does not end in brute force (two
             // brute-force parts in a row are never better than one).
             optimal.update(k, match: -1, guesses: bruteForce(0, k), previous: 1, length: 1)
-            if k >= 1 {
-                for i in 1...k {
-                    let guesses = bruteForce(i, k)
-                    var previous = optimal.head[i - 1]
-                    while previous >= 0 {
-                        let entry = optimal.entries[Int(previous)]
-                        // Two brute-force parts in a row never win, nor does one after a sequence
-                        // already dearer than brute force.
-                        if entry.extendable {
-                            optimal.update(k, match: Int32(-(i + 1)), guesses: guesses, previous: entry.product, length: entry.length + 1)
-                        }
-                        previous = entry.next
-                    }
-                }
+            for index in 0..<before {
+                let entry = optimal.entries[index]
+                // Two brute-force parts in a row never win, nor does one after a sequence already
+                // dearer than brute force.
+                guard entry.extendable else { continue }
+                let i = Int(entry.position) + 1
+                optimal.update(k, match: Int32(-(i + 1)), guesses: bruteForce(i, k), previous: entry.product, length: entry.length + 1)
             }
         }
         work.searchUpdates += optimal.updates
