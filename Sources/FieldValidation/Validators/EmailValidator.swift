@@ -43,6 +43,9 @@ public struct EmailValidator: Sendable {
         self.asciiOnly = asciiOnly
     }
 
+    /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
+    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: fastPath.map { _ in "EmailFastPath (hand-written; decides most addresses under the shipped rules)" }) }
+
     /// Validates an email address.
     ///
     /// - Returns: every violation in pack order; when valid, the normalized address and,
@@ -60,7 +63,7 @@ public struct EmailValidator: Sendable {
     /// The violations of an address given as UTF-8 bytes (valid UTF-8, checked by the caller):
     /// the same as ``validate(utf8:)``'s, without building the normalized and ASCII forms
     /// (for counts and summaries).
-    public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
+    package func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
         validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: false).violations
     }
 
