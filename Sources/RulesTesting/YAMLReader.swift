@@ -5,10 +5,15 @@ import Yams
 /// Scalars follow the YAML 1.2 core schema as Yams resolves it: a plain `2` is an int, `2.0` a
 /// float, `true`/`null` what they say; a quoted scalar is always a string. Map keys must be
 /// strings and unique. Anchors are resolved by Yams; explicit tags other than the core ones are
-/// rejected.
+/// rejected. Before Yams composes the text, one pass over its events bounds it (``maxDepth``,
+/// ``maxAliasedValues``, no list or map as a key), so the work is linear in the text.
 public enum YAMLReader {
-    /// Deepest nesting of lists and maps accepted.
+    /// Deepest nesting of lists and maps accepted, aliases expanded.
     public static let maxDepth = 128
+    /// Most values (scalars, lists and maps) that aliases may repeat in one document, counted
+    /// with the aliases inside what they repeat expanded. RulesKit's own bound: YAML has none,
+    /// and ten levels of ten-way aliases in 600 bytes stand for ten billion values.
+    public static let maxAliasedValues = 100_000
 
     /// Parses the first YAML document of `text`; an empty document reads as `null`.
     ///
@@ -52,6 +57,7 @@ public enum YAMLReader {
     }
 
     private static func compose(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+        try YAMLEventScan.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

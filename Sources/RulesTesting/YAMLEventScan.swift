@@ -1,0 +1,124 @@
+// YAMLEventScan: bounds a YAML document before Yams composes it. Yams has no event API and, while
+// composing, hashes every mapping key whole and recurses once per nesting level; an alias bomb
+// (ten levels of ten-way anchors, a few hundred bytes) or a collection used as a key would take
+// exponential time there, and deep nesting would exhaust the stack. So the document's events
+// are read once with libyaml (the C library Yams wraps; this file is its only other reader) and
+// counted: nesting depth, the values aliases add, and keys that are lists or maps.
+import CYaml
+
+/// One linear pass over the events of a YAML document's first document.
+enum YAMLEventScan {
+    /// What an anchored node contributes when an alias repeats it.
+    private struct Anchored {
+        /// Values in the node, aliases expanded (a scalar is 1).
+        var values: Int
+        /// How much deeper than the node its deepest value is (a scalar or an empty list is 0).
+        var height: Int
+        var isCollection: Bool
+    }
+
+    /// An open list or map.
+    private struct Open {
+        var anchor: String?
+        var isMapping: Bool
+        /// Values so far, this node included.
+        var values = 1
+        /// How much deeper than this node its deepest value is so far.
+        var height = 0
+        /// Children so far (for a map: keys and values alternate, keys at even positions).
+        var children = 0
+    }
+
+    /// Checks the nesting depth, the values aliases add and the kind of every map key.
+    ///
+    /// A syntax error ends the scan silently: Yams reports it when it composes the same text.
+    ///
+    /// - Parameters:
+    ///   - text: the YAML text.
+    ///   - maxDepth: deepest nesting of lists and maps, aliases expanded.
+    ///   - maxAliasedValues: most values aliases may add to the document.
+    /// - Throws: ``DocumentSyntaxError`` at the first node over a limit, with libyaml's line and
+    ///   column (lines from 1, columns in Unicode scalars from 1).
+    static func check(_ text: String, maxDepth: Int, maxAliasedValues: Int) throws(DocumentSyntaxError) {
+        var bytes = Array(text.utf8)
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return }
+        defer { yaml_parser_delete(&parser) }
+        let count = bytes.count
+        let problem: DocumentSyntaxError? = bytes.withUnsafeMutableBufferPointer { buffer in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, count)
+            yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+            return scan(&parser, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
+        }
+        if let problem { throw problem }
+    }
+
+    private static func scan(_ parser: inout yaml_parser_t, maxDepth: Int, maxAliasedValues: Int) -> DocumentSyntaxError? {
+        var anchors: [String: Anchored] = [:]
+        var stack: [Open] = []
+        var aliased = 0
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+            defer { yaml_event_delete(&event) }
+            let line = Int(event.start_mark.line) + 1
+            let column = Int(event.start_mark.column) + 1
+            func fail(_ message: String) -> DocumentSyntaxError {
+                DocumentSyntaxError(message: message, line: line, column: column)
+            }
+            let atKey = stack.last.map { $0.isMapping && $0.children % 2 == 0 } ?? false
+            switch event.type {
+            case YAML_STREAM_END_EVENT, YAML_DOCUMENT_END_EVENT:
+                // Yams reads the first document only (a second one is an error it reports).
+                return nil
+            case YAML_SCALAR_EVENT:
+                if stack.count >= maxDepth { return fail(deepMessage(maxDepth)) }
+                let node = Anchored(values: 1, height: 0, isCollection: false)
+                if let anchor = name(event.data.scalar.anchor) { anchors[anchor] = node }
+                add(node, to: &stack)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                if stack.count >= maxDepth { return fail(deepMessage(maxDepth)) }
+                if atKey { return fail("map keys must be strings") }
+                let isMapping = event.type == YAML_MAPPING_START_EVENT
+                let anchor = name(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor)
+                stack.append(Open(anchor: anchor, isMapping: isMapping))
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                guard let closed = stack.popLast() else { return nil }
+                let node = Anchored(values: closed.values, height: closed.height, isCollection: true)
+                if let anchor = closed.anchor { anchors[anchor] = node }
+                add(node, to: &stack)
+            case YAML_ALIAS_EVENT:
+                // An undefined alias is Yams' error to report.
+                guard let anchor = name(event.data.alias.anchor), let node = anchors[anchor] else { return nil }
+                if node.isCollection && atKey { return fail("map keys must be strings") }
+                if stack.count + node.height >= maxDepth {
+                    return fail(deepMessage(maxDepth))
+                }
+                // The alias stands for the anchored node once more; the first copy was counted.
+                aliased += node.values
+                if aliased > maxAliasedValues {
+                    return fail("YAML aliases repeat more than \(maxAliasedValues) values (an alias bomb?); write the values out")
+                }
+                add(node, to: &stack)
+            default:
+                continue
+            }
+        }
+    }
+
+    private static func add(_ node: Anchored, to stack: inout [Open]) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].values += node.values
+        stack[stack.count - 1].height = max(stack[stack.count - 1].height, node.height + 1)
+        stack[stack.count - 1].children += 1
+    }
+
+    static func deepMessage(_ maxDepth: Int) -> String {
+        "lists and maps are nested more than \(maxDepth) levels deep"
+    }
+
+    private static func name(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        guard let pointer else { return nil }
+        return String(cString: pointer)
+    }
+}
