@@ -3,7 +3,8 @@
 // (ten levels of ten-way anchors, a few hundred bytes) or a collection used as a key would take
 // exponential time there, and deep nesting would exhaust the stack. So the document's events
 // are read once with libyaml (the C library Yams wraps; this file is its only other reader) and
-// counted: nesting depth, the values aliases add, and keys that are lists or maps.
+// counted: nesting depth and the values aliases add. Bounding the values aliases add also
+// bounds Yams' hashing of keys: a key is as large as its text plus what its aliases repeat.
 import CYaml
 
 /// One linear pass over the events of a YAML document's first document.
@@ -25,11 +26,9 @@ enum YAMLEventScan {
         var values = 1
         /// How much deeper than this node its deepest value is so far.
         var height = 0
-        /// Children so far (for a map: keys and values alternate, keys at even positions).
-        var children = 0
     }
 
-    /// Checks the nesting depth, the values aliases add and the kind of every map key.
+    /// Checks the nesting depth and the values aliases add.
     ///
     /// A syntax error ends the scan silently: Yams reports it when it composes the same text.
     ///
@@ -66,7 +65,6 @@ enum YAMLEventScan {
             func fail(_ message: String) -> DocumentSyntaxError {
                 DocumentSyntaxError(message: message, line: line, column: column)
             }
-            let atKey = stack.last.map { $0.isMapping && $0.children % 2 == 0 } ?? false
             switch event.type {
             case YAML_STREAM_END_EVENT, YAML_DOCUMENT_END_EVENT:
                 // Yams reads the first document only (a second one is an error it reports).
@@ -78,7 +76,6 @@ enum YAMLEventScan {
                 add(node, to: &stack)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 if stack.count >= maxDepth { return fail(deepMessage(maxDepth)) }
-                if atKey { return fail("map keys must be strings") }
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
                 let anchor = name(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor)
                 stack.append(Open(anchor: anchor, isMapping: isMapping))
@@ -90,7 +87,6 @@ enum YAMLEventScan {
             case YAML_ALIAS_EVENT:
                 // An undefined alias is Yams' error to report.
                 guard let anchor = name(event.data.alias.anchor), let node = anchors[anchor] else { return nil }
-                if node.isCollection && atKey { return fail("map keys must be strings") }
                 if stack.count + node.height >= maxDepth {
                     return fail(deepMessage(maxDepth))
                 }
@@ -110,7 +106,6 @@ enum YAMLEventScan {
         guard !stack.isEmpty else { return }
         stack[stack.count - 1].values += node.values
         stack[stack.count - 1].height = max(stack[stack.count - 1].height, node.height + 1)
-        stack[stack.count - 1].children += 1
     }
 
     static func deepMessage(_ maxDepth: Int) -> String {

@@ -6,7 +6,7 @@ import Yams
 /// float, `true`/`null` what they say; a quoted scalar is always a string. Map keys must be
 /// strings and unique. Anchors are resolved by Yams; explicit tags other than the core ones are
 /// rejected. Before Yams composes the text, one pass over its events bounds it (``maxDepth``,
-/// ``maxAliasedValues``, no list or map as a key), so the work is linear in the text.
+/// ``maxAliasedValues``), so the work is linear in the text.
 public enum YAMLReader {
     /// Deepest nesting of lists and maps accepted, aliases expanded.
     public static let maxDepth = 128
