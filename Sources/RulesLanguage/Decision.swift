@@ -163,7 +163,7 @@ public struct Decision: Sendable {
             }
         }
         for entry in debugOutput {
-            lines.append("debug \(source.name):\(source.location(of: entry.span.start)): \(entry.value)")
+            lines.append("debug \(source.name):\(source.location(of: entry.span.start)): \(entry.value.renderedForPeople())")
         }
         return lines.joined(separator: "\n")
     }
@@ -227,7 +227,7 @@ extension Decision {
             }
         }
         fields.append("\"candidates\": [\(candidateItems.joined(separator: ", "))]")
-        let debugItems = debugOutput.map { "{\(location($0.span)), \"value\": \(jsonString($0.value.description))}" }
+        let debugItems = debugOutput.map { "{\(location($0.span)), \"value\": \(jsonString($0.value.renderedForPeople()))}" }
         fields.append("\"debug\": [\(debugItems.joined(separator: ", "))]")
         fields.append("\"requestError\": " + (requestError.map(errorJSON) ?? "null"))
         fields.append("\"lookups\": \(lookupCount)")
