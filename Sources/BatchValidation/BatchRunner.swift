@@ -20,7 +20,8 @@ public struct BatchConfiguration: Sendable {
     public var failFast: Bool
     /// The longest record accepted, in bytes; longer ones get `input.too-long` (default 1 MiB).
     public var maxRecordBytes: Int
-    /// Worker threads (defaults to the number of active cores).
+    /// Worker threads (defaults to the number of active cores; the initializer keeps it within
+    /// 1...``maxJobs``).
     public var jobs: Int
     /// Whether a progress bar may be drawn (the caller checks TTY and `--quiet`); it is drawn
     /// only while reading a regular file.
@@ -42,9 +43,13 @@ public struct BatchConfiguration: Sendable {
         self.writer = writer
         self.failFast = failFast
         self.maxRecordBytes = maxRecordBytes
-        self.jobs = max(1, jobs)
+        self.jobs = min(max(1, jobs), Self.maxJobs)
         self.showsProgress = showsProgress
     }
+
+    /// The most worker threads a run may ask for (`--jobs`): far more than cores on any machine
+    /// today, and few enough that the threads and their chunks in flight fit in memory.
+    public static let maxJobs = 256
 
     /// The number of cores this process may use.
     public static var activeCores: Int {
@@ -144,8 +149,17 @@ public final class BatchRunner {
         var headerRow: [UInt8]?
         if configuration.input == .csv, var first = try chunker.next() {
             let row = first.records.removeFirst()
-            if let damage = row.damage(limit: first.maxRecordBytes) { throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)") }
+            if let damage = row.damage(limit: first.maxRecordBytes) {
+                throw InputError(name: file.name, reason: "the header row is unusable: \(damage.message)", location: (1, 1))
+            }
             headerRow = Array(first.bytes[row.start..<row.end])
+            // A line break inside a quoted column name is a quote left open: the rows it swallows
+            // would never be checked, so the input is refused instead.
+            if let header = headerRow, let lineBreak = header.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                let column = String(decoding: header[..<lineBreak], as: UTF8.self).count + 1
+                throw InputError(name: file.name, reason: "the header row holds a line break inside a quoted column name: a quote is "
+                                 + "probably not closed, and the rows after it would not be checked", location: (1, column))
+            }
             if !first.records.isEmpty { csvRows = first }
         }
         let decoder: RecordDecoder
@@ -166,7 +180,12 @@ public final class BatchRunner {
         // Per-record output makes a chunk's result about as large as its input (JSONL more), so
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
         let window = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
-        let pipeline = ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+        let pipeline: ChunkPipeline
+        do {
+            pipeline = try ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+        } catch {
+            throw InputError(name: file.name, reason: error.message)
+        }
         defer { pipeline.close() }
         var spareOutputs: [OutputBuffer] = []
         func submit(_ chunk: RecordChunk) {

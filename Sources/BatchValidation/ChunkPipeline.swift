@@ -39,14 +39,24 @@ final class ChunkPipeline: @unchecked Sendable {
     }
 
     /// Starts `jobs` workers checking chunks with `context`, with at most `window` in flight.
-    init(context: ChunkContext, jobs: Int, window: Int) {
+    ///
+    /// - Throws: ``WorkerStartError`` when a worker thread cannot start (the ones started are
+    ///   stopped first).
+    init(context: ChunkContext, jobs: Int, window: Int) throws(WorkerStartError) {
         self.context = context
         self.window = max(1, window)
         slots = Array(repeating: Slot(), count: self.window)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(chunkSubmitted, nil)
         pthread_cond_init(oldestDone, nil)
-        workers = (0..<max(1, jobs)).map { _ in WorkerThread { self.work() } }
+        for started in 0..<max(1, jobs) {
+            do {
+                workers.append(try WorkerThread { self.work() })
+            } catch {
+                close()
+                throw WorkerStartError(started: started, wanted: max(1, jobs), reason: error.reason)
+            }
+        }
     }
 
     deinit {
@@ -143,7 +153,9 @@ final class WorkerThread {
     }
 
     /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) {
+    ///
+    /// - Throws: why the system would not start one (its `strerror` text).
+    init(_ body: @escaping @Sendable () -> Void) throws(WorkerStartError.Reason) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Glibc)
         var handle = pthread_t()
@@ -158,7 +170,11 @@ final class WorkerThread {
             return nil
         }, context)
         #endif
-        precondition(status == 0, "cannot start a worker thread: \(String(cString: strerror(status)))")
+        guard status == 0 else {
+            // The thread never ran, so the body it would have released is released here.
+            Unmanaged<Body>.fromOpaque(context).release()
+            throw WorkerStartError.Reason(reason: String(cString: strerror(status)))
+        }
     }
 
     /// Waits for the closure to return.
@@ -167,4 +183,19 @@ final class WorkerThread {
         joined = true
         pthread_join(thread, nil)
     }
+}
+
+/// A worker thread the system would not start (thread or memory limits).
+struct WorkerStartError: Error {
+    /// The system's reason.
+    struct Reason: Error { let reason: String }
+
+    /// How many workers had started.
+    let started: Int
+    /// How many were asked for.
+    let wanted: Int
+    /// The system's reason.
+    let reason: String
+
+    var message: String { "cannot start worker thread \(started + 1) of \(wanted) (\(reason)); try a smaller --jobs" }
 }

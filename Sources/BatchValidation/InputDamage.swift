@@ -20,6 +20,9 @@ public enum InputDamage: Error, Sendable, Hashable {
     case tooLong(limit: Int)
     /// A JSONL record is not a JSON object; `detail` says what is wrong and where.
     case malformedJSON(String)
+    /// A JSONL record repeats a key within one object; `detail` names the key and its offset.
+    /// Parsers disagree on which value wins (RFC 8259 section 4), so none is chosen.
+    case duplicateKey(String)
     /// A CSV record breaks RFC 4180 quoting; `detail` says what is wrong.
     case malformedCSV(String)
     /// The record has no field with this name or column.
@@ -38,6 +41,7 @@ public enum InputDamage: Error, Sendable, Hashable {
         case .empty: "input.empty"
         case .tooLong: "input.too-long"
         case .malformedJSON: "input.malformed-json"
+        case .duplicateKey: "input.duplicate-key"
         case .malformedCSV: "input.malformed-csv"
         case .missingField: "input.missing-field"
         case .notAString: "input.not-a-string"
@@ -53,6 +57,7 @@ public enum InputDamage: Error, Sendable, Hashable {
         case .empty: "The record is empty."
         case let .tooLong(limit): "The record is longer than the limit of \(limit) bytes."
         case let .malformedJSON(detail): "The record is not a valid JSON object: \(detail)."
+        case let .duplicateKey(detail): "The record repeats a key: \(detail)."
         case let .malformedCSV(detail): "The record is not valid CSV: \(detail)."
         case let .missingField(field): "The record has no field `\(field)`."
         case let .notAString(field): "The field `\(field)` is not a string."

@@ -16,14 +16,26 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     public var name: String
     /// What went wrong, e.g. `No such file or directory`.
     public var reason: String
+    /// Where in the input, when one place is to blame: line and column (in characters), from 1.
+    public var location: (line: Int, column: Int)? {
+        get { line.map { ($0, column) } }
+        set { (line, column) = (newValue?.line, newValue?.column ?? 0) }
+    }
+    private var line: Int?
+    private var column = 0
 
-    /// Creates an error.
-    public init(name: String, reason: String) {
+    /// Creates an error, located when `location` is given.
+    public init(name: String, reason: String, location: (line: Int, column: Int)? = nil) {
         self.name = name
         self.reason = reason
+        self.location = location
     }
 
-    public var description: String { "\(name): \(reason)" }
+    /// `name: reason`, or `name:line:column: reason`.
+    public var description: String {
+        guard let line else { return "\(name): \(reason)" }
+        return "\(name):\(line):\(column): \(reason)"
+    }
 
     static func errno(_ name: String, _ code: Int32) -> InputError {
         InputError(name: name, reason: String(cString: strerror(code)))

@@ -31,15 +31,30 @@ enum JSONValue: Equatable {
     }
 }
 
+/// The batch engine's strict JSON reading, for a caller that decodes JSON itself (the service):
+/// the same refusals as a JSONL record gets.
+public enum StrictJSON {
+    /// Why `bytes` is not one JSON object whose objects each name a key once: the damage, or nil.
+    ///
+    /// - Parameter maxDepth: the deepest nesting read; deeper is damage.
+    public static func damage(inObject bytes: UnsafeRawBufferPointer, maxDepth: Int = JSONParser.defaultMaxDepth) -> InputDamage? {
+        if case .failure(let damage) = JSONParser.parseObject(bytes, maxDepth: maxDepth) { return damage }
+        return nil
+    }
+}
+
 /// Parses one JSON document from `bytes`; arrays are validated but not kept.
-struct JSONParser {
+public struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
-    private let maxDepth = 64
+    private let maxDepth: Int
 
-    /// Parses a whole record, which must be one JSON object.
-    static func parseObject(_ bytes: UnsafeRawBufferPointer) -> Result<JSONValue, InputDamage> {
-        var parser = JSONParser(bytes: bytes)
+    /// The deepest nesting a JSONL record may have.
+    public static let defaultMaxDepth = 64
+
+    /// Parses a whole record, which must be one JSON object nested at most `maxDepth` levels.
+    static func parseObject(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) -> Result<JSONValue, InputDamage> {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         do throws(InputDamage) {
             parser.skipSpace()
             guard parser.peek == UInt8(ascii: "{") else { throw parser.error("the record does not start with `{`") }
@@ -52,7 +67,10 @@ struct JSONParser {
         }
     }
 
-    private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -90,17 +108,26 @@ struct JSONParser {
     private mutating func parseObjectBody(depth: Int) throws(InputDamage) -> JSONValue {
         index += 1
         var members: [(key: [UInt8], value: JSONValue)] = []
+        // Past a few members, keys are checked for repeats through a set, not one by one.
+        var keys: Set<[UInt8]> = []
         skipSpace()
         if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipSpace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let keyOffset = index
             let key = try parseString()
             skipSpace()
             guard peek == UInt8(ascii: ":") else { throw error("expected `:`") }
             index += 1
             let value = try parseValue(depth: depth + 1)
-            if !members.contains(where: { $0.key == key }) { members.append((key, value)) }
+            // A repeated key is refused: parsers disagree on which value wins (RFC 8259 section
+            // 4), so accepting one would let a value checked here differ from the one stored.
+            if members.count < Self.membersComparedOneByOne ? members.contains(where: { $0.key == key }) : !keys.insert(key).inserted {
+                throw InputDamage.duplicateKey("`\(Self.printable(key))` appears twice in one object (at offset \(keyOffset))")
+            }
+            if members.count + 1 == Self.membersComparedOneByOne { keys = Set(members.map(\.key) + [key]) }
+            members.append((key, value))
             skipSpace()
             switch peek {
             case UInt8(ascii: ","): index += 1
@@ -144,6 +171,16 @@ struct JSONParser {
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// Objects with fewer members compare a new key with each; larger ones use a set.
+    static let membersComparedOneByOne = 16
+
+    /// A key for a message: at most 64 bytes, control characters and invalid UTF-8 escaped.
+    static func printable(_ key: [UInt8]) -> String {
+        let text = String(decoding: key.prefix(64), as: UTF8.self)
+        let escaped = text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        return key.count > 64 ? escaped + "…" : escaped
+    }
 
     private mutating func parseString() throws(InputDamage) -> [UInt8] {
         index += 1

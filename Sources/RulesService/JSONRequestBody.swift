@@ -1,4 +1,5 @@
 import Foundation
+import BatchValidation
 import Hummingbird
 import NIOCore
 
@@ -18,14 +19,24 @@ enum RequestBodyReader {
         guard mediaType == expected else { throw .unsupportedMediaType(expected: expected) }
     }
 
-    /// The whole body of a JSON request, at most `limit` bytes.
+    /// Deepest nesting a JSON body may have (a case object's `data` nests).
+    static let maxDepth = 128
+
+    /// The whole body of a JSON request, at most `limit` bytes, naming no key twice in an object
+    /// (400 `API1004`: parsers disagree on which value wins, so the service checks none).
     static func jsonBytes(of request: Request, limit: Int) async throws -> ByteBuffer {
         try requireContentType(json, of: request)
+        let buffer: ByteBuffer
         do {
-            return try await request.body.collect(upTo: limit)
+            buffer = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw ServiceError.bodyTooLarge(limit: limit)
         }
+        // Other damage is left to the decoders, which word it for the endpoint.
+        if case .duplicateKey(let detail)? = buffer.withUnsafeReadableBytes({ StrictJSON.damage(inObject: $0, maxDepth: maxDepth) }) {
+            throw ServiceError.duplicateKey(detail)
+        }
+        return buffer
     }
 
     /// Decodes a JSON body into `type`.

@@ -288,7 +288,7 @@ components:
         minimum: 1
   responses:
     BadRequest:
-      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object.'
+      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}

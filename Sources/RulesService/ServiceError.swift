@@ -59,6 +59,11 @@ extension ServiceError {
         ServiceError(.badRequest, code: "API1003", message: "The request is not a valid case object: \(detail).")
     }
 
+    /// 400 `API1004`: the body names a key twice in one object; `detail` names the key.
+    static func duplicateKey(_ detail: String) -> ServiceError {
+        ServiceError(.badRequest, code: "API1004", message: "The request body repeats a key: \(detail).")
+    }
+
     /// 401 `API1101`: no bearer token.
     static func missingToken() -> ServiceError {
         ServiceError(.unauthorized, code: "API1101", message: "This request needs an `Authorization: Bearer` token.")

@@ -44,11 +44,13 @@ struct BatchOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
-    @Option(help: "Worker threads (default: all cores).")
+    @Option(help: "Worker threads, 1 to \(BatchConfiguration.maxJobs) (default: all cores).")
     var jobs: Int = BatchConfiguration.activeCores
 
     func check(for kind: FieldKind) throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+        guard (1...BatchConfiguration.maxJobs).contains(jobs) else {
+            throw ValidationError("--jobs must be from 1 to \(BatchConfiguration.maxJobs), not \(jobs)")
+        }
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1, not \(maxLineBytes)") }
         switch input {
         case .lines:

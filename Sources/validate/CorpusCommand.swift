@@ -58,7 +58,9 @@ struct CorpusGenerateCommand: ParsableCommand {
     func run() throws {
         let sink: OutputSink
         do { sink = try output.map(OutputSink.file) ?? .standardOutput() } catch {
-            throw ValidationError("cannot write the corpus: \(error.description)")
+            // The arguments are well-formed; the place they name cannot be written (exit 2).
+            printError("validate: error: cannot write the corpus: \(error.description)")
+            throw ExitCode(2)
         }
         switch kind {
         case .displayNames: var corpus = DisplayNameCorpus(seed: seed); write(&corpus, to: sink)

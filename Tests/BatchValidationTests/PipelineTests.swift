@@ -31,7 +31,7 @@ struct PipelineTests {
 
     @Test("results come back in submission order, each with its own chunk, whatever finishes first", arguments: [1, 3, 8])
     func order(jobs: Int) throws {
-        let pipeline = ChunkPipeline(context: try context(unevenChecker), jobs: jobs, window: 5)
+        let pipeline = try ChunkPipeline(context: try context(unevenChecker), jobs: jobs, window: 5)
         defer { pipeline.close() }
         var next = 0, taken: [String] = []
         var tally = Tally()
@@ -59,11 +59,11 @@ struct PipelineTests {
             gate.enterAndWait()
             return FieldOutcome(violations: [], normalized: value, key: value)
         }
-        let pipeline = ChunkPipeline(context: try context(blocking), jobs: 2, window: 16)
+        let pipeline = try ChunkPipeline(context: try context(blocking), jobs: 2, window: 16)
         for index in 0..<16 { pipeline.submit(chunk(index), output: OutputBuffer()) }
         #expect(gate.waitUntilEntered(2), "the two workers never started a check")
         // Once close() has dropped the 14 waiting chunks, the two claimed ones may finish.
-        let opener = WorkerThread {
+        let opener = try WorkerThread {
             if !spin(until: { pipeline.inFlight == 2 }) { gate.noteTimeout("close() never dropped the waiting chunks") }
             gate.open()
         }

@@ -179,6 +179,25 @@ struct ReaderTests {
         #expect(damage.message.contains("nesting deeper than 64 levels"))
     }
 
+    @Test("JSONL: a key named twice in one object is damage, at any depth, after unescaping, in narrow and wide objects")
+    func duplicateKeys() throws {
+        func damage(_ text: String) -> InputDamage? {
+            Array(text.utf8).withUnsafeBytes { StrictJSON.damage(inObject: $0) }
+        }
+        #expect(damage(#"{"value": "john.doe", "value": "ab"}"#)?.code == "input.duplicate-key")
+        #expect(damage(#"{"a": [{"b": {"k": 1, "\u006b": 2}}]}"#)?.code == "input.duplicate-key")
+        #expect(damage(#"{"a": {"k": 1}, "b": {"k": 1}}"#) == nil, "the same key in two objects is fine")
+        // Past sixteen members, repeats are found through a set; the first and last both count.
+        for members in [15, 16, 17, 5_000] {
+            let keys = (0..<members).map { #""k\#($0)": 0"# }
+            #expect(damage("{" + keys.joined(separator: ", ") + "}") == nil, "\(members) distinct keys")
+            for repeated in [0, members - 1] {
+                let text = "{" + (keys + [#""k\#(repeated)": 1"#]).joined(separator: ", ") + "}"
+                #expect(damage(text)?.message.contains("`k\(repeated)` appears twice") == true, "\(members) keys, k\(repeated) again")
+            }
+        }
+    }
+
     @Test("line feeds are counted exactly, eight bytes at a time, whatever the neighbours")
     func lineFeedCounting() {
         var generator = SeededGenerator()

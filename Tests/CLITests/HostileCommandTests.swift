@@ -35,7 +35,7 @@ struct HostileCommandTests {
         }
         // A generous guard so a regression fails this case instead of hanging the suite; the
         // case asserts on the outcome, never on the time taken.
-        let run = try runValidate(hostile.args.map(substitute), stdin: hostile.stdin?.bytes, killAfter: .seconds(120))
+        let run = try runValidate(hostile.args.map(substitute), stdin: hostile.stdin?.bytes, killAfter: .seconds(120), prlimit: hostile.prlimit)
         let stderr = String(decoding: run.stderr, as: UTF8.self)
         let stdout = String(decoding: run.stdout, as: UTF8.self)
         #expect(run.status == hostile.status, "\(hostile.id): \(hostile.why)\nstderr: \(stderr.prefix(600))")

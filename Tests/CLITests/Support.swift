@@ -12,10 +12,16 @@ struct Transcript: Equatable {
 /// Runs `validate` from the package root with `arguments`, feeding `stdin`, in a fixed
 /// environment (no colour variables, C.UTF-8), and returns everything it printed. With
 /// `killAfter`, a run still going then is killed (SIGKILL: status 137).
-func runValidate(_ arguments: [String], stdin: Data? = nil, killAfter: Duration? = nil) throws -> Transcript {
+/// With `prlimit`, the binary runs under those `prlimit(1)` options.
+func runValidate(_ arguments: [String], stdin: Data? = nil, killAfter: Duration? = nil, prlimit: [String]? = nil) throws -> Transcript {
     let process = Process()
-    process.executableURL = validateBinary
-    process.arguments = arguments
+    if let prlimit {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = prlimit + ["--", validateBinary.path] + arguments
+    } else {
+        process.executableURL = validateBinary
+        process.arguments = arguments
+    }
     process.currentDirectoryURL = packageRoot
     process.environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"]
     let input = Pipe(), output = Pipe(), errors = Pipe()

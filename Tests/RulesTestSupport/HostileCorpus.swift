@@ -84,8 +84,10 @@ public struct HostileCommandCase: HostileCase {
     public let stdout: [String]?
     /// How many lines standard output must have (one output record per input record).
     public let stdoutLines: Int?
+    /// Resource limits to run under, as `prlimit(1)` options (`--as=BYTES`).
+    public let prlimit: [String]?
 
-    private enum CodingKeys: String, CodingKey { case name, why, args, files, stdin, status, stderr, stdout, stdoutLines }
+    private enum CodingKeys: String, CodingKey { case name, why, args, files, stdin, status, stderr, stdout, stdoutLines, prlimit }
 }
 
 /// One hostile request to `validate serve`.

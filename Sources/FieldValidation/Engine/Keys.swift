@@ -63,8 +63,22 @@ enum Keys {
         nfkc(value).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
-    static func nfkc(_ value: String) -> String { value.precomposedStringWithCompatibilityMapping }
-    static func nfc(_ value: String) -> String { value.precomposedStringWithCanonicalMapping }
+    /// Longest value normalized, in UTF-8 bytes. Foundation's NFC and NFKC take time that grows
+    /// with the square of the input on runs of combining marks (a megabyte of `a` + U+0301 took
+    /// seconds; 8 KiB of marks takes about 10 ms), so longer values are left as given. Every
+    /// shipped length limit is far below (passwords 1,024 code points, emails 254 octets), and
+    /// the length rules then measure the value as given, which is over them too.
+    static let maxNormalizedBytes = 8 << 10
+
+    /// NFKC; a value over ``maxNormalizedBytes`` is returned as given.
+    static func nfkc(_ value: String) -> String {
+        value.utf8.count > maxNormalizedBytes ? value : value.precomposedStringWithCompatibilityMapping
+    }
+
+    /// NFC; a value over ``maxNormalizedBytes`` is returned as given.
+    static func nfc(_ value: String) -> String {
+        value.utf8.count > maxNormalizedBytes ? value : value.precomposedStringWithCanonicalMapping
+    }
 
     static func key(_ kind: ListKey, _ value: String) -> String {
         switch kind {
@@ -96,7 +110,19 @@ final class KeyList: Sendable {
         self.table = ByteKeyTable(keys)
     }
 
-    func contains(_ value: String) -> Bool { entries.contains(Keys.key(kind, value)) }
+    /// How many times longer in UTF-8 than a key a canonically equivalent value can be: a
+    /// scalar decomposes into at most four (UnicodeData.txt; checked over every scalar by
+    /// `canonicalDecompositionsHaveAtMostFourScalars`), of at most four bytes each.
+    static let maxEquivalentExpansion = 16
+
+    /// Whether `value`'s key is listed. A key too long to be equivalent to any entry is not
+    /// looked up: `Set` compares strings by canonical equivalence, whose cost grows with the
+    /// square of a run of combining marks.
+    func contains(_ value: String) -> Bool {
+        let key = Keys.key(kind, value)
+        guard key.utf8.count <= maxLength * Self.maxEquivalentExpansion else { return false }
+        return entries.contains(key)
+    }
 }
 
 /// An immutable open-addressing hash set of byte strings (FNV-1a, linear probing), probed

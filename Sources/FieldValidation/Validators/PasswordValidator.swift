@@ -72,7 +72,8 @@ public struct PasswordValidator: Sendable {
     ///
     /// The two match when their NFKC forms are equal: the form the length rule counts, so two
     /// spellings that normalize alike (`ﬁ` and `fi`) are one password, as NIST SP 800-63B
-    /// section 3.1.1.2 has verifiers normalize before hashing. A mismatch adds
+    /// section 3.1.1.2 has verifiers normalize before hashing. Values past the normalization
+    /// limit (8 KiB) must be equal byte for byte. A mismatch adds
     /// ``confirmationMismatch`` after the pack's violations; the pack's rules apply to
     /// `password` only. Neither value appears in the result.
     ///
@@ -84,7 +85,11 @@ public struct PasswordValidator: Sendable {
     ///   is always nil.
     public func validate(_ password: String, context: PasswordContext = .none, confirmation: String) -> ValidationResult {
         var result = validate(password, context: context)
-        if Keys.nfkc(password) != Keys.nfkc(confirmation) { result.violations.append(Self.confirmationMismatch) }
+        // NFKC forms are canonical, so equal ones have equal bytes; comparing bytes is linear,
+        // where `String ==` compares by canonical equivalence (slow on long runs of marks).
+        if !Keys.nfkc(password).utf8.elementsEqual(Keys.nfkc(confirmation).utf8) {
+            result.violations.append(Self.confirmationMismatch)
+        }
         return result
     }
 
@@ -96,7 +101,7 @@ public struct PasswordValidator: Sendable {
 }
 
 /// The context checks: a context value (NFKC + lowercased, ≥ 3 code points) inside the
-/// lowercased NFKC password.
+/// lowercased NFKC password, found by one linear pass over the password's characters.
 struct PasswordContextRule: FieldRule {
     let name: String
     let tokens: @Sendable (PasswordContext) -> [String]
@@ -115,11 +120,66 @@ struct PasswordContextRule: FieldRule {
     ]
 
     func check(_ input: FieldInput) -> [String: String]? {
-        let password = (input.subject("value") ?? Keys.nfkc(input.raw)).lowercased()
-        for token in tokens(input.context) {
-            let key = Keys.nfkc(token).lowercased()
-            if key.unicodeScalars.count >= Self.minimumTokenLength, password.contains(key) { return [:] }
+        let tokens = tokens(input.context)
+        guard !tokens.isEmpty else { return nil }
+        let password = Array((input.subject("value") ?? Keys.nfkc(input.raw)).lowercased())
+        for token in tokens {
+            let key = Array(Keys.nfkc(token).lowercased())
+            // A key longer than the password cannot be inside it.
+            guard key.count <= password.count, key.reduce(0, { $0 + $1.unicodeScalars.count }) >= Self.minimumTokenLength else { continue }
+            if CharacterSearch(key).occurs(in: password).found { return [:] }
         }
         return nil
+    }
+}
+
+/// Knuth-Morris-Pratt search for a sequence of characters: at most `2 × (pattern + text)`
+/// comparisons, whatever the input (a plain `contains` compares `pattern × text` times on a
+/// password of `a`s and a username of `a`s and one `b`).
+///
+/// Characters are compared by their UTF-8 bytes, which is canonical equivalence for the
+/// normalized strings the context rule searches, and linear where `Character ==` is not (it
+/// normalizes, and a run of combining marks is one character).
+struct CharacterSearch {
+    let pattern: [Character]
+    /// For each prefix length, the length of its longest proper border.
+    private let borders: [Int]
+
+    init(_ pattern: [Character]) {
+        self.pattern = pattern
+        var borders = [Int](repeating: 0, count: pattern.count + 1)
+        var border = 0
+        for index in pattern.indices.dropFirst() {
+            while border > 0 && !Self.same(pattern[index], pattern[border]) { border = borders[border] }
+            if Self.same(pattern[index], pattern[border]) { border += 1 }
+            borders[index + 1] = border
+        }
+        self.borders = borders
+    }
+
+    /// Whether the pattern occurs in `text`, and how many character comparisons it took.
+    func occurs(in text: [Character]) -> (found: Bool, comparisons: Int) {
+        guard !pattern.isEmpty else { return (true, 0) }
+        var matched = 0
+        var comparisons = 0
+        for character in text {
+            // Each failed comparison shortens the match, and each character lengthens it at most
+            // once: at most two comparisons per character, amortized.
+            while true {
+                comparisons += 1
+                if Self.same(character, pattern[matched]) {
+                    matched += 1
+                    break
+                }
+                guard matched > 0 else { break }
+                matched = borders[matched]
+            }
+            if matched == pattern.count { return (true, comparisons) }
+        }
+        return (false, comparisons)
+    }
+
+    private static func same(_ a: Character, _ b: Character) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 }
