@@ -32,6 +32,7 @@ public enum FuzzTargets {
         "FuzzDatabaseParser": DatabaseParserHarness.run,
         "FuzzDatabaseEval": DatabaseEvalHarness.run,
         "FuzzVerify": VerifyHarness.run,
+        "FuzzRulesDocuments": DocumentReadersHarness.run,
     ]
 }
 
