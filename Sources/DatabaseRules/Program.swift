@@ -114,6 +114,7 @@ public struct DatabaseProgram: Sendable {
         let state = RequestState(auth: auth, oldRoot: data, newData: DataOverlay(data), now: request.now, query: query)
         // One evaluator for every rule of the request, pointed at each rule in turn.
         var evaluator = Evaluator(limits: limits, context: RuleContext(state: state, location: []), coverage: coverage)
+        defer { trace?.workUnits = evaluator.work }
         switch request.operation {
         case .read:
             if firstGrant(.read, keys: keys, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) { return true }

@@ -127,6 +127,9 @@ public struct Decision: Sendable {
     /// Filled only when no `allow` applied: the blocks that matched the path anyway, so the
     /// explanation can say which methods they do grant.
     public var completeMatches: [CompleteMatch]
+    /// Units of work the built-ins did for the request (``RulesLimits/evaluationWorkLimit``),
+    /// explanations not counted: a work counter for tests and tools.
+    public var workUnits = 0
 
     /// A multi-line explanation for people: the verdict, then each candidate with its location.
     public func explanation(in source: SourceFile) -> String {

@@ -131,6 +131,7 @@ final class Evaluator {
         if pending.isEmpty { decision.completeMatches = completeMatches(segments) }
         decision.debugOutput = debugOutput
         decision.lookupCount = lookupCache.count
+        decision.workUnits = meter.used
         return decision
     }
 
