@@ -55,6 +55,8 @@ let package = Package(
 
         // MARK: - Library modules (dependencies point one way: down this list)
         .target(name: "Patterns", dependencies: ["CPCRE2"]),
+        // Patterns compiled into byte automata; PCRE2 (Patterns) stays the reference.
+        .target(name: "PatternAutomata"),
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
         .target(name: "FieldValidation", dependencies: [
@@ -140,6 +142,9 @@ let package = Package(
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "PatternAutomataTests", dependencies: [
+            "PatternAutomata", "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.

@@ -1,0 +1,309 @@
+@testable import PatternAutomata
+import Patterns
+import Testing
+
+/// The automaton against PCRE2 (JIT, UTF, `PCRE2_MATCH_INVALID_UTF`), the reference semantics of
+/// every pattern rule: on generated patterns covering every construct the automaton compiles,
+/// and generated subjects with invalid UTF-8, NUL, `\n` and `\r`, as a whole-subject match and
+/// as a search. Exact strategies must agree; a prefilter must match whenever PCRE2 does.
+///
+/// PCRE2 10.42's JIT has defects its interpreter does not: `.(?:x|[^a]|)b* ` finds no match in
+/// `- `, and with `PCRE2_MATCH_INVALID_UTF` a bare `\\D`, `\\S` or `\\W` never matches a
+/// non-ASCII character. So where the two engines disagree on valid UTF-8, the interpreter
+/// (which follows the documentation) is the reference; on invalid UTF-8, where the interpreter
+/// treats the end of a valid fragment as the end of the subject, such cases are counted and
+/// skipped. The automaton is a prefilter for the two cases where PCRE2's own answer is a
+/// subset of the documented one (bare `\\D`/`\\S`/`\\W`; a class mixing a negated item with a
+/// POSIX class, where both engines miss characters above U+00FF). Next to an invalid UTF-8
+/// sequence the JIT decides `\\b` inconsistently: those subjects are skipped for patterns with
+/// `\\b` or `\\B` (the validators never see invalid UTF-8).
+@Suite struct AutomatonDifferentialTests {
+    @Test func generatedPatternsAgreeWithPCRE2() throws {
+        var tally = Tally()
+        for seed in 0..<1_500 {
+            var random = SplitMix(seed: UInt64(seed))
+            var generator = PatternGenerator(random: random)
+            let pattern = generator.pattern()
+            random = generator.random
+            let subjects = (0..<24).map { _ in SubjectGenerator.subject(using: &random, hints: generator.literals) }
+            try check(pattern, subjects, seed: seed, tally: &tally)
+            for construct in generator.constructs { tally.constructs[construct, default: 0] += 1 }
+        }
+        // Enough patterns compiled exactly, and both outcomes came up often.
+        #expect(tally.exactPatterns >= 1_000, "\(tally.exactPatterns) exact patterns")
+        #expect(tally.prefilterPatterns >= 50, "\(tally.prefilterPatterns) prefiltered patterns")
+        #expect(tally.matches >= 5_000 && tally.nonMatches >= 5_000, "matches \(tally.matches), non-matches \(tally.nonMatches)")
+        #expect(tally.invalidUTF8Subjects >= 3_000, "\(tally.invalidUTF8Subjects) invalid UTF-8 subjects")
+        #expect(tally.matchesOnInvalidUTF8 >= 300, "\(tally.matchesOnInvalidUTF8) matches on invalid UTF-8")
+        // The skipped disagreements stay rare, so invalid UTF-8 is really checked.
+        #expect(tally.enginesDisagreeOnInvalidUTF8 * 20 < tally.invalidUTF8Subjects,
+                "\(tally.enginesDisagreeOnInvalidUTF8) disagreements on \(tally.invalidUTF8Subjects) invalid subjects")
+        for construct in PatternGenerator.allConstructs {
+            #expect(tally.constructs[construct, default: 0] >= 30, "construct \(construct) reached \(tally.constructs[construct, default: 0]) times")
+        }
+    }
+
+    @Test func patternsCompiledTogetherAgreeWithEachAlone() throws {
+        var checked = 0, agreedBits = 0
+        for seed in 0..<300 {
+            var random = SplitMix(seed: UInt64(10_000 + seed))
+            var patterns: [(String, PatternUse)] = []
+            var literals: [String] = []
+            for _ in 0..<(2 + Int(random.next() % 5)) {
+                var generator = PatternGenerator(random: random)
+                patterns.append((generator.pattern(), random.next() % 2 == 0 ? .search : .wholeSubject))
+                literals += generator.literals
+                random = generator.random
+            }
+            let references = patterns.map { Reference($0.0, $0.1) }
+            let hasWordBoundary = patterns.contains { $0.0.contains("\\b") || $0.0.contains("\\B") }
+            let set = PatternSet(patterns.map { (pattern: $0.0, use: $0.1) })
+            for _ in 0..<16 {
+                let subject = SubjectGenerator.subject(using: &random, hints: literals)
+                if hasWordBoundary, String(validating: subject, as: UTF8.self) == nil { continue }
+                let bits = subject.withUnsafeBytes { set.run($0) }
+                var ignored = Tally()
+                for (index, reference) in references.enumerated() {
+                    guard let reference, set.strategies[index] == .automaton,
+                          let expected = reference.expected(on: subject, tally: &ignored) else { continue }
+                    let actual = bits & (1 << UInt64(index)) != 0
+                    #expect(actual == expected, "seed \(10_000 + seed): \(patterns[index]) on \(subject)")
+                    checked += 1
+                    if actual { agreedBits += 1 }
+                }
+            }
+        }
+        #expect(checked >= 10_000 && agreedBits >= 1_500, "\(checked) checked, \(agreedBits) matching")
+    }
+
+    private func check(_ pattern: String, _ subjects: [[UInt8]], seed: Int, tally: inout Tally) throws {
+        for use in [PatternUse.wholeSubject, .search] {
+            guard let reference = Reference(pattern, use) else {
+                tally.refusedByPCRE2 += 1
+                return
+            }
+            let set = PatternSet([(pattern: pattern, use: use)])
+            switch set.strategies[0] {
+            case .automaton: tally.exactPatterns += 1
+            case .prefilter: tally.prefilterPatterns += 1
+            case .alone(let reason):
+                // Only the class PCRE2 gets wrong in both engines is left to it.
+                #expect(reason.contains("negated class mixing"), "seed \(seed): `\(pattern)` has no automaton: \(reason)")
+                tally.alone += 1
+                return
+            }
+            for subject in subjects {
+                let invalid = String(validating: subject, as: UTF8.self) == nil
+                if invalid, pattern.contains("\\b") || pattern.contains("\\B") {
+                    tally.skippedWordBoundaries += 1
+                    continue
+                }
+                guard let expected = reference.expected(on: subject, tally: &tally) else { continue }
+                let actual = subject.withUnsafeBytes { set.run($0) } & 1 != 0
+                if invalid { tally.invalidUTF8Subjects += 1 }
+                if expected { tally.matches += 1 } else { tally.nonMatches += 1 }
+                if expected && invalid { tally.matchesOnInvalidUTF8 += 1 }
+                if set.strategies[0] == .automaton {
+                    #expect(actual == expected, "seed \(seed) \(use): `\(pattern)` on \(subject) (PCRE2: \(expected))")
+                } else {
+                    #expect(actual || !expected, "seed \(seed) \(use): prefilter of `\(pattern)` missed \(subject)")
+                }
+            }
+        }
+    }
+
+    /// PCRE2's answer: the JIT's, or the interpreter's where they disagree (see above).
+    struct Reference {
+        let jit: Pattern
+        let interpreter: Pattern
+
+        init?(_ pattern: String, _ use: PatternUse) {
+            let anchoring: Pattern.Anchoring = use == .search ? .search : .wholeString
+            guard let jit = try? Pattern(pattern, anchoring: anchoring),
+                  let interpreter = try? Pattern(pattern, anchoring: anchoring, jit: false) else { return nil }
+            (self.jit, self.interpreter) = (jit, interpreter)
+        }
+
+        /// Nil when an engine gave up, or when they disagree on invalid UTF-8.
+        func expected(on subject: [UInt8], tally: inout Tally) -> Bool? {
+            guard let byJIT = try? subject.withUnsafeBytes({ try jit.matches(utf8: $0) }),
+                  let byInterpreter = try? subject.withUnsafeBytes({ try interpreter.matches(utf8: $0) }) else { return nil }
+            guard byJIT != byInterpreter else { return byJIT }
+            guard String(validating: subject, as: UTF8.self) != nil else {
+                tally.enginesDisagreeOnInvalidUTF8 += 1
+                return nil
+            }
+            tally.jitDefects += 1
+            return byInterpreter
+        }
+    }
+
+    struct Tally {
+        var alone = 0, jitDefects = 0, enginesDisagreeOnInvalidUTF8 = 0
+        var exactPatterns = 0, prefilterPatterns = 0, refusedByPCRE2 = 0
+        var matches = 0, nonMatches = 0, invalidUTF8Subjects = 0, matchesOnInvalidUTF8 = 0, skippedWordBoundaries = 0
+        var constructs: [String: Int] = [:]
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing seed reproduces.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+}
+
+/// Patterns from a grammar over every construct the automaton compiles, plus lookaheads,
+/// atomic groups and possessive quantifiers (prefilters).
+struct PatternGenerator {
+    var random: SplitMix
+    /// Literal texts used, so subjects can contain them.
+    var literals: [String] = []
+    /// Constructs used in the last pattern.
+    var constructs: Set<String> = []
+
+    static let allConstructs = [
+        "literal", "non-ASCII literal", "class", "negated class", "hex range", "class escape", "POSIX class", "dot",
+        "dot-all", "alternation", "group", "star", "plus", "optional", "counted", "\\A", "^", "$", "\\z", "\\Z",
+        "\\b", "\\B", "lookahead", "atomic", "possessive", "empty",
+    ]
+
+    init(random: SplitMix) { self.random = random }
+
+    mutating func pattern() -> String {
+        constructs = []
+        literals = []
+        return alternation(depth: 0)
+    }
+
+    private mutating func alternation(depth: Int) -> String {
+        if depth < 3, random.chance(20) {
+            constructs.insert("alternation")
+            return (0..<(2 + random.below(2))).map { _ in concatenation(depth: depth + 1) }.joined(separator: "|")
+        }
+        return concatenation(depth: depth + 1)
+    }
+
+    private mutating func concatenation(depth: Int) -> String {
+        let count = random.below(depth > 2 ? 3 : 5)
+        if count == 0 { constructs.insert("empty") }
+        return (0..<count).map { _ in quantified(depth: depth) }.joined()
+    }
+
+    private mutating func quantified(depth: Int) -> String {
+        var (atom, repeatable) = self.atom(depth: depth)
+        guard repeatable, random.chance(35) else { return atom }
+        switch random.below(5) {
+        case 0: constructs.insert("star"); atom += "*"
+        case 1: constructs.insert("plus"); atom += "+"
+        case 2: constructs.insert("optional"); atom += "?"
+        default:
+            constructs.insert("counted")
+            let low = random.below(3)
+            switch random.below(3) {
+            case 0: atom += "{\(low)}"
+            case 1: atom += "{\(low),}"
+            default: atom += "{\(low),\(low + random.below(3))}"
+            }
+        }
+        if random.chance(15) { atom += "?" } else if random.chance(8) { constructs.insert("possessive"); atom += "+" }
+        return atom
+    }
+
+    private mutating func atom(depth: Int) -> (String, Bool) {
+        switch random.below(depth > 3 ? 10 : 14) {
+        case 0, 1, 2:
+            constructs.insert("literal")
+            let text = ["a", "b", ".", "-", "x", "\\.", "\\n", "\\r", "\\x00", "@", "\\-", " "][random.below(12)]
+            literals.append(String(text.filter { $0 != "\\" }))
+            return (text, true)
+        case 3:
+            constructs.insert("non-ASCII literal")
+            let text = ["é", "ж", "€", "😀", "\\x{E9}", "\\x{1F600}"][random.below(6)]
+            return (text, true)
+        case 4:
+            return (characterClass(), true)
+        case 5:
+            constructs.insert("dot")
+            return (".", true)
+        case 6:
+            let anchors: [(String, String)] = [("\\A", "\\A"), ("^", "^"), ("$", "$"), ("\\z", "\\z"), ("\\Z", "\\Z"), ("\\b", "\\b"), ("\\B", "\\B")]
+            let (text, name) = anchors[random.below(anchors.count)]
+            constructs.insert(name)
+            return (text, false)
+        case 7:
+            constructs.insert("class escape")
+            return (["\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "\\h", "\\v", "\\N"][random.below(9)], true)
+        case 8, 9:
+            return (group(depth: depth), true)
+        case 10:
+            constructs.insert("dot-all")
+            return ("(?s:" + alternation(depth: depth + 1) + ")", true)
+        case 11:
+            constructs.insert("lookahead")
+            return ("(?" + (random.chance(50) ? "=" : "!") + alternation(depth: depth + 1) + ")", false)
+        case 12:
+            constructs.insert("atomic")
+            return ("(?>" + alternation(depth: depth + 1) + ")", true)
+        default:
+            return (group(depth: depth), true)
+        }
+    }
+
+    private mutating func group(depth: Int) -> String {
+        constructs.insert("group")
+        return (random.chance(50) ? "(" : "(?:") + alternation(depth: depth + 1) + ")"
+    }
+
+    private mutating func characterClass() -> String {
+        let negated = random.chance(30)
+        constructs.insert(negated ? "negated class" : "class")
+        var items: [String] = []
+        for _ in 0..<(1 + random.below(3)) {
+            switch random.below(6) {
+            case 0: items.append(["a-c", "x", ".", "\\-", "0-9", "A-Z"][random.below(6)])
+            case 1: constructs.insert("hex range"); items.append(["\\x{80}-\\x{10FFFF}", "\\x{E0}-\\x{FF}", "\\x{400}-\\x{44F}", "\\x{1F600}-\\x{1F64F}"][random.below(4)])
+            case 2: constructs.insert("class escape"); items.append(["\\d", "\\w", "\\s", "\\n", "\\r"][random.below(5)])
+            case 3: constructs.insert("POSIX class"); items.append(["[:alpha:]", "[:digit:]", "[:punct:]", "[:^space:]"][random.below(4)])
+            case 4: items.append(["é", "€", "😀"][random.below(3)])
+            default: items.append(["b", "_", "@"][random.below(3)])
+            }
+        }
+        return "[" + (negated ? "^" : "") + items.joined() + "]"
+    }
+}
+
+/// Subjects built from pattern literals, a small alphabet, newlines, NUL and invalid UTF-8.
+enum SubjectGenerator {
+    static let pieces: [[UInt8]] = [
+        Array("a".utf8), Array("b".utf8), Array("x".utf8), Array(".".utf8), Array("-".utf8), Array("@".utf8),
+        Array("0".utf8), Array("Z".utf8), Array("_".utf8), Array(" ".utf8), Array("é".utf8), Array("ж".utf8),
+        Array("€".utf8), Array("😀".utf8), [0x0A], [0x0D], [0x00],
+        [0xFF], [0xC3], [0x80], [0xED, 0xA0, 0x80], [0xF0, 0x9F], [0xC0, 0xAF],
+    ]
+
+    static func subject(using random: inout SplitMix, hints: [String]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<random.below(9) {
+            if !hints.isEmpty, random.chance(30) {
+                bytes += Array(hints[random.below(hints.count)].utf8)
+            } else {
+                // Invalid sequences are rarer than characters, but common enough to matter.
+                let index = random.chance(12) ? 17 + random.below(6) : random.below(17)
+                bytes += pieces[index]
+            }
+        }
+        if random.chance(20) { bytes.append(0x0A) }
+        return bytes
+    }
+}
