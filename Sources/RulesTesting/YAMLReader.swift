@@ -1,3 +1,4 @@
+import YAMLBounds
 import Yams
 
 /// Reads YAML into a ``DocumentTree`` through Yams' node API.
@@ -57,7 +58,11 @@ public enum YAMLReader {
     }
 
     private static func compose(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
-        try YAMLEventScan.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
+        do {
+            try YAMLBounds.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
+        } catch {
+            throw DocumentSyntaxError(message: error.message, line: error.line, column: error.column)
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

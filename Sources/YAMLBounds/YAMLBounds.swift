@@ -1,14 +1,33 @@
-// YAMLEventScan: bounds a YAML document before Yams composes it. Yams has no event API and, while
+// YAMLBounds: bounds a YAML document before Yams composes it. Yams has no event API and, while
 // composing, hashes every mapping key whole and recurses once per nesting level; an alias bomb
 // (ten levels of ten-way anchors, a few hundred bytes) or a collection used as a key would take
 // exponential time there, and deep nesting would exhaust the stack. So the document's events
-// are read once with libyaml (the C library Yams wraps; this file is its only other reader) and
+// are read once with libyaml (the C library Yams wraps; this module is its only other reader) and
 // counted: nesting depth and the values aliases add. Bounding the values aliases add also
 // bounds Yams' hashing of keys: a key is as large as its text plus what its aliases repeat.
 import CYaml
 
-/// One linear pass over the events of a YAML document's first document.
-enum YAMLEventScan {
+/// A YAML document over a bound: what is wrong and where (libyaml's line and column: lines from
+/// 1, columns in Unicode scalars from 1, a new line also at CR, NEL, LS and PS).
+public struct YAMLBoundsError: Error, Sendable, Equatable {
+    /// What is wrong, terse and lowercase.
+    public var message: String
+    /// 1-based line, as libyaml counts.
+    public var line: Int
+    /// 1-based column, as libyaml counts.
+    public var column: Int
+
+    /// Creates an error.
+    public init(message: String, line: Int, column: Int) {
+        self.message = message
+        self.line = line
+        self.column = column
+    }
+}
+
+/// One linear pass over the events of a YAML text's first document, for any reader that then
+/// composes it with Yams (case, request and property files; rule packs could use it too).
+public enum YAMLBounds {
     /// What an anchored node contributes when an alias repeats it.
     private struct Anchored {
         /// Values in the node, aliases expanded (a scalar is 1).
@@ -36,15 +55,14 @@ enum YAMLEventScan {
     ///   - text: the YAML text.
     ///   - maxDepth: deepest nesting of lists and maps, aliases expanded.
     ///   - maxAliasedValues: most values aliases may add to the document.
-    /// - Throws: ``DocumentSyntaxError`` at the first node over a limit, with libyaml's line and
-    ///   column (lines from 1, columns in Unicode scalars from 1).
-    static func check(_ text: String, maxDepth: Int, maxAliasedValues: Int) throws(DocumentSyntaxError) {
+    /// - Throws: ``YAMLBoundsError`` at the first node over a limit.
+    public static func check(_ text: String, maxDepth: Int, maxAliasedValues: Int) throws(YAMLBoundsError) {
         var bytes = Array(text.utf8)
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { return }
         defer { yaml_parser_delete(&parser) }
         let count = bytes.count
-        let problem: DocumentSyntaxError? = bytes.withUnsafeMutableBufferPointer { buffer in
+        let problem: YAMLBoundsError? = bytes.withUnsafeMutableBufferPointer { buffer in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, count)
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
             return scan(&parser, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
@@ -52,7 +70,7 @@ enum YAMLEventScan {
         if let problem { throw problem }
     }
 
-    private static func scan(_ parser: inout yaml_parser_t, maxDepth: Int, maxAliasedValues: Int) -> DocumentSyntaxError? {
+    private static func scan(_ parser: inout yaml_parser_t, maxDepth: Int, maxAliasedValues: Int) -> YAMLBoundsError? {
         var anchors: [String: Anchored] = [:]
         var stack: [Open] = []
         var aliased = 0
@@ -62,8 +80,8 @@ enum YAMLEventScan {
             defer { yaml_event_delete(&event) }
             let line = Int(event.start_mark.line) + 1
             let column = Int(event.start_mark.column) + 1
-            func fail(_ message: String) -> DocumentSyntaxError {
-                DocumentSyntaxError(message: message, line: line, column: column)
+            func fail(_ message: String) -> YAMLBoundsError {
+                YAMLBoundsError(message: message, line: line, column: column)
             }
             switch event.type {
             case YAML_STREAM_END_EVENT, YAML_DOCUMENT_END_EVENT:
@@ -108,7 +126,8 @@ enum YAMLEventScan {
         stack[stack.count - 1].height = max(stack[stack.count - 1].height, node.height + 1)
     }
 
-    static func deepMessage(_ maxDepth: Int) -> String {
+    /// The message for nesting past `maxDepth`.
+    public static func deepMessage(_ maxDepth: Int) -> String {
         "lists and maps are nested more than \(maxDepth) levels deep"
     }
 
