@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
         .target(name: "FieldValidation", dependencies: [
-            "Patterns", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),

@@ -51,6 +51,20 @@ public enum FieldCheckers {
     }
 }
 
+extension FieldCheckers {
+    /// How the validator for `kind` decides each rule (`validate FIELD --explain-plan`).
+    ///
+    /// - Throws: ``CheckerSetupError`` as ``make(_:rulesDirectory:appName:)`` does.
+    public static func plan(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> ValidatorPlan {
+        switch try make(kind, rulesDirectory: rulesDirectory, appName: appName) {
+        case let checker as DisplayNameChecker: return checker.validator.plan
+        case let checker as EmailChecker: return checker.validator.plan
+        case let checker as PasswordChecker: return checker.validator.plan
+        default: throw CheckerSetupError(description: "no plan for \(kind)")
+        }
+    }
+}
+
 /// Display names: the byte entry point decides valid ASCII names without allocating; the
 /// normalized value and key are filled in only when the output shows them.
 public struct DisplayNameChecker: FieldChecker {

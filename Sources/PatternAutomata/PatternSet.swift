@@ -26,6 +26,8 @@ public struct PatternSet: Sendable {
     public let strategies: [PatternStrategy]
     /// The automata; each pattern decided by one is in exactly one.
     public let automata: [ByteAutomaton]
+    /// Per automaton, the indices of the patterns it decides.
+    public let members: [[Int]]
 
     /// The most states one automaton may have before minimization; past it, the patterns are
     /// split into several automata, and a pattern too big alone is left to PCRE2.
@@ -50,12 +52,14 @@ public struct PatternSet: Sendable {
             }
         }
         var automata: [ByteAutomaton] = []
+        var members: [[Int]] = []
         var pending = [parsed]
         while let group = pending.popLast() {
             guard !group.isEmpty else { continue }
             switch Self.automaton(for: group, maxStates: maxStates) {
             case .success(let automaton):
                 automata.append(automaton)
+                members.append(group.map(\.index))
             case .failure where group.count > 1:
                 let half = group.count / 2
                 pending.append(Array(group[half...]))
@@ -66,6 +70,7 @@ public struct PatternSet: Sendable {
         }
         self.strategies = strategies
         self.automata = automata
+        self.members = members
     }
 
     private struct Failure: Error {

@@ -397,7 +397,9 @@ struct RegexParser {
             ]), construct: "`\\R`")
         case "X": throw unsupported("`\\X`")
         case "C": throw unsupported("`\\C`")
-        case "p", "P": throw unsupported("a Unicode property `\\\(String(scalar))`")
+        case "p", "P":
+            index -= 1
+            return .characters(try parseCharacterEscape(inClass: false))
         case "g", "k":
             // A backreference (`\g1`, `\g{name}`, `\k<name>`) or a subroutine call (`\g<…>`).
             if scalar == "g", peek == "<" || peek == "'" { throw unsupported("a subroutine call") }
@@ -453,6 +455,7 @@ struct RegexParser {
         case "H": return Self.horizontalSpace.inverted
         case "v": return Self.verticalSpace
         case "V": return Self.verticalSpace.inverted
+        case "p", "P": return try parseProperty(negated: scalar == "P")
         case "n": return ScalarSet([0x0A])
         case "t": return ScalarSet([0x09])
         case "r": return ScalarSet([0x0D])
@@ -499,6 +502,42 @@ struct RegexParser {
             return ScalarSet([scalar.value])
         }
     }
+
+    /// After `\p` or `\P`: a property whose set is the same in every Unicode version (PCRE2
+    /// has its own tables: a property that grows with new versions is left to it).
+    private mutating func parseProperty(negated: Bool) throws(Unsupported) -> ScalarSet {
+        var name = ""
+        if take("{") {
+            while let scalar = peek, scalar != "}" {
+                name.unicodeScalars.append(scalar)
+                index += 1
+            }
+            guard take("}") else { throw unsupported("an unclosed `\\p{…}`") }
+        } else if let scalar = peek {
+            name = String(scalar)
+            index += 1
+        }
+        var invert = negated
+        if name.hasPrefix("^") {
+            invert.toggle()
+            name.removeFirst()
+        }
+        // PCRE2 ignores case, spaces, hyphens and underscores in property names.
+        let key = String(name.lowercased().unicodeScalars.filter { $0 != " " && $0 != "-" && $0 != "_" })
+        guard let set = Self.stableProperties[key] else { throw unsupported("the Unicode property `\\p{\(name)}`") }
+        return invert ? set.inverted : set
+    }
+
+    /// Properties whose code points no Unicode version changes: control characters (Cc), private
+    /// use (Co), surrogates (Cs, never in UTF-8) and every character.
+    static let stableProperties: [String: ScalarSet] = {
+        var privateUse = ScalarSet(0xE000...0xF8FF)
+        privateUse.insert(0xF0000...0xFFFFD)
+        privateUse.insert(0x100000...0x10FFFD)
+        var control = ScalarSet(0x00...0x1F)
+        control.insert(0x7F...0x9F)
+        return ["cc": control, "co": privateUse, "cs": .empty, "any": .all]
+    }()
 
     /// After `\x`: `{h…}` or up to two hex digits (none is U+0000).
     private mutating func parseHex() throws(Unsupported) -> UInt32 {
@@ -613,7 +652,6 @@ struct RegexParser {
         guard let scalar = peek else { throw unsupported("an unclosed class") }
         if scalar == "\\" {
             index += 1
-            if let next = peek, next == "p" || next == "P" { throw unsupported("a Unicode property `\\\(String(next))`") }
             if peek == "N" || peek == "R" || peek == "X" || peek == "B" { throw unsupported("`\\\(String(peek!))` in a class") }
             return try parseCharacterEscape(inClass: true)
         }

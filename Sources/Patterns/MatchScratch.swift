@@ -40,6 +40,13 @@ public enum PCRE2Runtime {
         return pcre2_config_8(UInt32(PCRE2_CONFIG_JIT), &available) >= 0 && available == 1
     }()
 
+    /// Whether the library's newline convention is LF alone (its default), which `.`, `$`
+    /// and `\Z` assume in the pattern automata.
+    public static let newlineIsLF: Bool = {
+        var newline: UInt32 = 0
+        return pcre2_config_8(UInt32(PCRE2_CONFIG_NEWLINE), &newline) >= 0 && newline == UInt32(PCRE2_NEWLINE_LF)
+    }()
+
     /// The library version, e.g. `10.42 2022-12-11`.
     public static let version: String = {
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -47,6 +47,9 @@ struct BatchOptions: ParsableArguments {
     @Option(help: "Worker threads, 1 to \(BatchConfiguration.maxJobs) (default: all cores).")
     var jobs: Int = BatchConfiguration.activeCores
 
+    @Flag(name: .customLong("explain-plan"), help: "Print how each rule is decided (automata, PCRE2, lengths, lists, Swift rules) and exit.")
+    var explainPlan = false
+
     func check(for kind: FieldKind) throws {
         guard (1...BatchConfiguration.maxJobs).contains(jobs) else {
             throw ValidationError("--jobs must be from 1 to \(BatchConfiguration.maxJobs), not \(jobs)")
@@ -66,6 +69,15 @@ struct BatchOptions: ParsableArguments {
     /// Runs the batch job and exits with its status (0 all valid, 1 some invalid, 2 unreadable).
     func run(_ kind: FieldKind, context: PasswordContextOptions? = nil, appName: String? = nil) throws {
         let errors = OutputSink.standardError()
+        if explainPlan {
+            do {
+                OutputSink.standardOutput().write(try FieldCheckers.plan(kind, rulesDirectory: rules, appName: appName ?? context?.appName).description)
+                return
+            } catch {
+                errors.write("validate: error: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         let checker: any FieldChecker
         do {
             checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName)

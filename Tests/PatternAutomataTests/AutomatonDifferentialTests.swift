@@ -175,7 +175,7 @@ struct PatternGenerator {
     static let allConstructs = [
         "literal", "non-ASCII literal", "class", "negated class", "hex range", "class escape", "POSIX class", "dot",
         "dot-all", "alternation", "group", "star", "plus", "optional", "counted", "\\A", "^", "$", "\\z", "\\Z",
-        "\\b", "\\B", "lookahead", "atomic", "possessive", "empty",
+        "\\b", "\\B", "lookahead", "atomic", "possessive", "empty", "property",
     ]
 
     init(random: SplitMix) { self.random = random }
@@ -243,6 +243,10 @@ struct PatternGenerator {
             return (text, false)
         case 7:
             constructs.insert("class escape")
+            if random.chance(25) {
+                constructs.insert("property")
+                return (["\\p{Cc}", "\\P{Cc}", "\\p{Co}", "\\p{Any}", "\\p{^Cc}", "[\\p{Cc}a]", "[^\\p{Cc}\\x{E9}]"][random.below(7)], true)
+            }
             return (["\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "\\h", "\\v", "\\N"][random.below(9)], true)
         case 8, 9:
             return (group(depth: depth), true)
@@ -288,7 +292,7 @@ enum SubjectGenerator {
     static let pieces: [[UInt8]] = [
         Array("a".utf8), Array("b".utf8), Array("x".utf8), Array(".".utf8), Array("-".utf8), Array("@".utf8),
         Array("0".utf8), Array("Z".utf8), Array("_".utf8), Array(" ".utf8), Array("é".utf8), Array("ж".utf8),
-        Array("€".utf8), Array("😀".utf8), [0x0A], [0x0D], [0x00],
+        Array("€".utf8), Array("😀".utf8), [0x0A], [0x0D], [0x00], [0x7F], [0xC2, 0x85], [0xEE, 0x80, 0x80],
         [0xFF], [0xC3], [0x80], [0xED, 0xA0, 0x80], [0xF0, 0x9F], [0xC0, 0xAF],
     ]
 
@@ -299,7 +303,7 @@ enum SubjectGenerator {
                 bytes += Array(hints[random.below(hints.count)].utf8)
             } else {
                 // Invalid sequences are rarer than characters, but common enough to matter.
-                let index = random.chance(12) ? 17 + random.below(6) : random.below(17)
+                let index = random.chance(12) ? 20 + random.below(6) : random.below(20)
                 bytes += pieces[index]
             }
         }

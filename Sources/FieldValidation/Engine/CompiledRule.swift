@@ -66,17 +66,7 @@ final class CompiledRule: Sendable {
         case let .mustNotMatch(pattern):
             do {
                 guard try pattern.firstMatch(in: subject) != nil else { return nil }
-                // Never echo any part of a password.
-                guard input.field != .password else { return staticViolation }
-                let bytes = Array(subject.utf8)
-                let ranges = try pattern.allMatches(in: subject)
-                var parameters = staticParameters
-                if let first = ranges.first {
-                    parameters["match"] = String(decoding: bytes[first], as: UTF8.self)
-                }
-                parameters["characters"] = displayCharacters(
-                    ranges.flatMap { String(decoding: bytes[$0], as: UTF8.self).unicodeScalars })
-                return violation(parameters)
+                return try matchViolation(pattern, subject, input.field)
             } catch {
                 return gaveUp(error)
             }
@@ -88,6 +78,28 @@ final class CompiledRule: Sendable {
             guard let found = rule.check(input) else { return nil }
             return found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
         }
+    }
+
+    /// The violation of a pattern rule whose outcome is known (from an automaton): a
+    /// must-match rule's fixed violation, or a must-not-match rule's with its matches worded by
+    /// PCRE2 (the fixed one when PCRE2 finds none or gives up: the automaton decided).
+    func knownPatternViolation(_ input: FieldInput) -> Violation {
+        guard case let .mustNotMatch(pattern) = check, let subject = input.subject(target) else { return staticViolation }
+        return (try? matchViolation(pattern, subject, input.field)) ?? staticViolation
+    }
+
+    /// A must-not-match violation naming its first match and the characters matched; passwords
+    /// get the fixed violation (never echo any part of a password).
+    private func matchViolation(_ pattern: Pattern, _ subject: String, _ field: Field) throws(PatternError) -> Violation {
+        guard field != .password else { return staticViolation }
+        let bytes = Array(subject.utf8)
+        let ranges = try pattern.allMatches(in: subject)
+        var parameters = staticParameters
+        if let first = ranges.first {
+            parameters["match"] = String(decoding: bytes[first], as: UTF8.self)
+        }
+        parameters["characters"] = displayCharacters(ranges.flatMap { String(decoding: bytes[$0], as: UTF8.self).unicodeScalars })
+        return violation(parameters)
     }
 
     /// The code of a value a pattern rule could not decide (match limit hit, or any other PCRE2
@@ -193,19 +205,50 @@ func render(_ template: String, _ parameters: [String: String]) -> String {
 struct CompiledRuleSet: Sendable {
     let field: Field
     let rules: [CompiledRule]
+    /// The pattern rules as automata, one group per subject.
+    let patterns: PatternPlan
+
+    init(field: Field, rules: [CompiledRule]) {
+        self.field = field
+        self.rules = rules
+        self.patterns = PatternPlan(rules)
+    }
 
     /// Every violation of `input`, in pack order; rules for which `skip` is true are not run.
+    ///
+    /// Pattern rules are decided by their subject's automata (one pass per subject); a
+    /// prefilter that fires, and a rule with no automaton, run in PCRE2.
     func evaluate(_ input: FieldInput, skip: (Int) -> Bool = { _ in false }) -> [Violation] {
         var violations: [Violation] = []
         var violated = Array(repeating: false, count: rules.count)
+        let outcomes = patterns.outcomes(input)
         for (index, rule) in rules.enumerated() where !skip(index) {
             if rule.unless.contains(where: { violated[$0] }) { continue }
-            if let violation = rule.evaluate(input) {
+            if let violation = evaluate(rule, index, input, outcomes) {
                 violations.append(violation)
                 violated[index] = true
             }
         }
         return violations
+    }
+
+    /// Rule `index`'s violation, from its subject's automaton outcome where it has one.
+    private func evaluate(_ rule: CompiledRule, _ index: Int, _ input: FieldInput, _ outcomes: [UInt64]) -> Violation? {
+        guard let slot = patterns.slots[index], input.subject(rule.target) != nil else { return rule.evaluate(input) }
+        let matched = outcomes[slot.subject] & slot.bit != 0
+        let mustMatch: Bool
+        if case .mustMatch = rule.check { mustMatch = true } else { mustMatch = false }
+        switch slot.strategy {
+        case .automaton:
+            return matched != mustMatch ? rule.knownPatternViolation(input) : nil
+        case .prefilter:
+            // The approximation matches whatever the pattern matches: when it does not, the
+            // pattern does not either; when it does, PCRE2 decides.
+            guard matched else { return mustMatch ? rule.staticViolation : nil }
+            return rule.evaluate(input)
+        case .alone:
+            return rule.evaluate(input)
+        }
     }
 
     /// Compiles the effective rules of `field` in `packs`.

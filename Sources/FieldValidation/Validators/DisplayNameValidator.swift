@@ -31,6 +31,9 @@ public struct DisplayNameValidator: Sendable {
         self.appName = appName
     }
 
+    /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
+    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: fastPath.map { _ in "DisplayNameFastPath (hand-written; decides the shipped pattern, length and list rules)" }) }
+
     /// Validates a display name.
     ///
     /// - Returns: every violation in pack order; when valid, the name as `normalized` and its

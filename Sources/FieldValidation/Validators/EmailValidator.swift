@@ -43,6 +43,9 @@ public struct EmailValidator: Sendable {
         self.asciiOnly = asciiOnly
     }
 
+    /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
+    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: fastPath.map { _ in "EmailFastPath (hand-written; decides most addresses under the shipped rules)" }) }
+
     /// Validates an email address.
     ///
     /// - Returns: every violation in pack order; when valid, the normalized address and,

@@ -1,0 +1,116 @@
+import PatternAutomata
+
+/// How a validator decides each rule of its packs: what `validate FIELD --explain-plan` prints.
+///
+/// The plan is derived from the rules' own data when the packs are compiled; tests assert on it
+/// rather than on timing.
+public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
+    /// How one rule is decided.
+    public enum Strategy: String, Sendable, Hashable {
+        /// Exactly, by its subject's automaton (one table step per byte for all its rules).
+        case automaton
+        /// By an automaton for a wider pattern; PCRE2 decides only the subjects where it fires.
+        case prefilterPCRE2 = "prefilter+pcre2"
+        /// By PCRE2 alone.
+        case pcre2
+        /// By the subject's length.
+        case length
+        /// By a lookup in its list.
+        case list
+        /// By its Swift rule.
+        case swift
+    }
+
+    /// One rule's entry.
+    public struct Rule: Sendable, Hashable {
+        /// The rule's id.
+        public let id: String
+        /// The rule's code.
+        public let code: String
+        /// The subject it checks (`value`, `domain`, …).
+        public let subject: String
+        public let strategy: Strategy
+        /// The index in ``ValidatorPlan/automata`` of the automaton deciding it or its prefilter.
+        public let automaton: Int?
+        /// Why a pattern is a prefilter or runs in PCRE2 alone.
+        public let reason: String?
+    }
+
+    /// One automaton.
+    public struct Automaton: Sendable, Hashable {
+        /// The subject it runs over.
+        public let subject: String
+        /// Its states after minimization.
+        public let states: Int
+        /// Its byte classes (the width of its table).
+        public let byteClasses: Int
+        /// The ids of the rules it decides (or prefilters).
+        public let rules: [String]
+    }
+
+    /// The field validated.
+    public let field: Field
+    /// Every rule, in pack order.
+    public let rules: [Rule]
+    /// Every automaton.
+    public let automata: [Automaton]
+    /// A hand-written path that decides these packs ahead of the plan, if one is in use (the
+    /// shipped packs); the plan still decides every value it declines.
+    public let fastPath: String?
+
+    init(_ set: CompiledRuleSet, fastPath: String?) {
+        var automata: [Automaton] = []
+        var automatonOf: [Int: Int] = [:]
+        for (subjectIndex, subject) in set.patterns.subjects.enumerated() {
+            let ruleIndices = set.patterns.slots.indices.filter { set.patterns.slots[$0]?.subject == subjectIndex }
+            for (automaton, members) in zip(subject.patterns.automata, subject.patterns.members) {
+                let ids = members.map { ruleIndices[$0] }
+                for rule in ids { automatonOf[rule] = automata.count }
+                automata.append(Automaton(subject: subject.name, states: automaton.stateCount, byteClasses: automaton.classCount,
+                                          rules: ids.map { set.rules[$0].id }))
+            }
+        }
+        rules = set.rules.enumerated().map { index, rule in
+            let strategy: Strategy
+            var reason: String?
+            switch rule.check {
+            case .length: strategy = .length
+            case .list: strategy = .list
+            case .swift: strategy = .swift
+            case .mustMatch, .mustNotMatch:
+                switch set.patterns.slots[index]?.strategy {
+                case .automaton?: strategy = .automaton
+                case .prefilter(let construct)?:
+                    strategy = .prefilterPCRE2
+                    reason = construct
+                case .alone(let why)?:
+                    strategy = .pcre2
+                    reason = why
+                case nil:
+                    strategy = .pcre2
+                    reason = "more than 64 pattern rules on one subject, or PCRE2 built with another newline"
+                }
+            }
+            return Rule(id: rule.id, code: rule.code, subject: rule.target, strategy: strategy, automaton: automatonOf[index], reason: reason)
+        }
+        self.automata = automata
+        self.field = set.field
+        self.fastPath = fastPath
+    }
+
+    /// The plan as text: one line per rule, then one per automaton.
+    public var description: String {
+        var lines = ["plan for \(field.rawValue): \(rules.count) rule\(rules.count == 1 ? "" : "s"), \(automata.count) automat\(automata.count == 1 ? "on" : "a")"]
+        if let fastPath { lines.append("fast path: \(fastPath)") }
+        for rule in rules {
+            var line = "  \(rule.code)  \(rule.id)  on \(rule.subject): \(rule.strategy.rawValue)"
+            if let automaton = rule.automaton { line += " (automaton \(automaton + 1))" }
+            if let reason = rule.reason { line += ": \(reason)" }
+            lines.append(line)
+        }
+        for (index, automaton) in automata.enumerated() {
+            lines.append("  automaton \(index + 1) on \(automaton.subject): \(automaton.states) states, \(automaton.byteClasses) byte classes, \(automaton.rules.count) rule\(automaton.rules.count == 1 ? "" : "s")")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
