@@ -72,20 +72,33 @@ public enum YAMLReader {
             throw DocumentSyntaxError(message: "cannot read YAML: \(error)", line: 1, column: 1)
         }
         guard let root else { return .null }
-        return try tree(root, depth: 0)
+        var converted: [ObjectIdentifier: DocumentTree] = [:]
+        return try tree(root, depth: 0, converted: &converted)
     }
 
-    private static func tree(_ node: Node, depth: Int) throws(DocumentSyntaxError) -> DocumentTree {
+    /// Converts `node`. Yams gives an alias the very node its anchor names, down to the tag
+    /// object each parsed node has of its own; a node seen again is the tree made the first
+    /// time (shared, not rebuilt), so converting costs as many steps as the text has values.
+    /// Its nesting was bounded with aliases expanded before composing (``YAMLBounds``).
+    private static func tree(_ node: Node, depth: Int, converted: inout [ObjectIdentifier: DocumentTree]) throws(DocumentSyntaxError) -> DocumentTree {
         guard depth < maxDepth else {
             throw problem("lists and maps are nested more than \(maxDepth) levels deep", node)
         }
+        let identity: ObjectIdentifier? = switch node {
+        case .scalar(let scalar): ObjectIdentifier(scalar.tag)
+        case .sequence(let sequence): ObjectIdentifier(sequence.tag)
+        case .mapping(let mapping): ObjectIdentifier(mapping.tag)
+        case .alias: nil
+        }
+        if let identity, let known = converted[identity] { return known }
+        let result: DocumentTree
         switch node {
         case .scalar(let scalar):
-            return try value(of: scalar, node: node)
+            result = try value(of: scalar, node: node)
         case .sequence(let sequence):
             var items: [DocumentTree] = []
-            for item in sequence { items.append(try tree(item, depth: depth + 1)) }
-            return .list(items)
+            for item in sequence { items.append(try tree(item, depth: depth + 1, converted: &converted)) }
+            result = .list(items)
         case .mapping(let mapping):
             var entries: [(key: String, value: DocumentTree)] = []
             var keys = Set<String>()
@@ -95,12 +108,14 @@ public enum YAMLReader {
                 }
                 let key = keyScalar.string
                 guard keys.insert(key).inserted else { throw problem("duplicate key `\(key)`", keyNode) }
-                entries.append((key, try tree(valueNode, depth: depth + 1)))
+                entries.append((key, try tree(valueNode, depth: depth + 1, converted: &converted)))
             }
-            return .map(entries)
+            result = .map(entries)
         case .alias:
             throw problem("YAML aliases are not supported in case files", node)
         }
+        if let identity { converted[identity] = result }
+        return result
     }
 
     private static func value(of scalar: Node.Scalar, node: Node) throws(DocumentSyntaxError) -> DocumentTree {
