@@ -20,8 +20,15 @@ public enum YAMLReader {
     ///
     /// - Throws: ``DocumentSyntaxError`` at the first problem.
     public static func read(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+        var converted = 0
+        return try read(text, converted: &converted)
+    }
+
+    /// ``read(_:)``, counting the nodes converted (a work counter for tests: a node reached again
+    /// through an alias is not converted again).
+    static func read(_ text: String, converted: inout Int) throws(DocumentSyntaxError) -> DocumentTree {
         do {
-            return try compose(text)
+            return try compose(text, converted: &converted)
         } catch {
             var located = error
             (located.line, located.column) = location(yamlLine: error.line, yamlColumn: error.column, in: text)
@@ -57,7 +64,7 @@ public enum YAMLReader {
         return (lineFeeds + 1, String(text.unicodeScalars[lineStart..<index]).count + 1)
     }
 
-    private static func compose(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+    private static func compose(_ text: String, converted count: inout Int) throws(DocumentSyntaxError) -> DocumentTree {
         do {
             try YAMLBounds.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
         } catch {
@@ -73,6 +80,7 @@ public enum YAMLReader {
         }
         guard let root else { return .null }
         var converted: [ObjectIdentifier: DocumentTree] = [:]
+        defer { count = converted.count }
         return try tree(root, depth: 0, converted: &converted)
     }
 
