@@ -147,7 +147,7 @@ let package = Package(
             "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PatternAutomataTests", dependencies: [
-            "PatternAutomata", "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+            "PatternAutomata", "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
