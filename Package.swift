@@ -37,8 +37,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
-        // NIOEmbedded: a request context for the service's tests (Hummingbird depends on it).
+        // NIOEmbedded: a request context for the service's tests (Hummingbird depends on it);
+        // NIOHTTP1's parser errors and NIOHTTPTypes' request parts for the service's connection
+        // guard (both already in Hummingbird's graph).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        // HTTPField names the service reads (Forwarded, X-Forwarded-For, Host); as Hummingbird
+        // takes it, without traits.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
         // RSA key generation in the ID-token tests (jwt-kit itself depends on it).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
@@ -99,6 +105,10 @@ let package = Package(
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
             "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -130,7 +140,7 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
             "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 

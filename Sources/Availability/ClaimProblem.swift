@@ -2,7 +2,8 @@
 ///
 /// Codes are stable: `AV1001` invalid name, `AV1002` reserved (for both, the policy's violations
 /// follow as their own problems, with their `DN…` codes), `AV1003` taken, `AV1004` not claimed,
-/// `AV1005` held by another user, `AV1006` the user already holds another name; in a batch,
+/// `AV1005` held by another user, `AV1006` the user already holds another name, `AV1008` the
+/// user id is not valid (``UserID``); in a batch,
 /// a store fault's own code (``fault(_:)``, `AV30xx`) and `AV3016` for a record not attempted.
 /// Messages are end-user sentences that say "username", as the app does.
 public struct ClaimProblem: Sendable, Hashable, Codable {
@@ -46,6 +47,12 @@ public struct ClaimProblem: Sendable, Hashable, Codable {
     /// The user already holds a name; they should rename instead.
     public static func alreadyHolds(_ held: String) -> ClaimProblem {
         ClaimProblem(code: "AV1006", message: "You already have the username “\(held)”; rename it instead of claiming a second one.")
+    }
+
+    /// The user id cannot act on claims (``UserID/problem(_:)``): `reason` says why, as a clause;
+    /// the id itself is never repeated.
+    public static func invalidUser(_ reason: String) -> ClaimProblem {
+        ClaimProblem(code: "AV1008", message: "The user id is not valid: \(reason). A user id is at least one character, with no control characters.")
     }
 
     /// The store could not decide this request: the fault's code and what to do. The request
@@ -102,14 +109,26 @@ public enum PreparedName: Sendable, Hashable {
 }
 
 /// Turns what a store found into outcomes, so every store words its answers the same way.
+/// Owners are compared byte for byte (``UserID/same(_:_:)``), as the databases compare them.
 public enum ClaimVerdict {
+    /// The refusal of a claim, release or rename by a user id that cannot act (`AV1008`), or nil
+    /// when `user` is valid. Every store asks this first, so no invalid id reaches storage.
+    ///
+    /// - Parameters:
+    ///   - user: The user id asking.
+    ///   - name: The name the request is about, as given; `key` its canonical key (evaluated only
+    ///     for a refusal).
+    public static func refusing(user: String, name: String, key: @autoclosure () -> String) -> ClaimOutcome? {
+        UserID.problem(user).map { ClaimOutcome(name: name, key: key(), claimed: false, owner: nil, problems: [$0]) }
+    }
+
     /// The outcome of a claim whose insert did not happen: who holds `key`, and which name (if
     /// any) `user` holds. Returns nil when neither explains the conflict (a concurrent release
     /// raced the insert): the caller retries.
     public static func afterConflict(name: String, key: String, user: String,
                                      holderOfKey: Claim?, heldByUser: Claim?) -> ClaimOutcome? {
         if let holderOfKey {
-            if holderOfKey.owner == user {
+            if UserID.same(holderOfKey.owner, user) {
                 return ClaimOutcome(name: holderOfKey.name, key: key, claimed: true, owner: user)
             }
             return ClaimOutcome(name: name, key: key, claimed: false, owner: holderOfKey.owner, problems: [.taken(name)])
@@ -136,7 +155,7 @@ public enum ClaimVerdict {
     ///   - user: The user asking.
     public static func renameWithoutOld(old: String, oldKey: String, oldHolder: Claim?,
                                         newHolder: Claim?, user: String) -> ClaimOutcome {
-        if let newHolder, newHolder.owner == user {
+        if let newHolder, UserID.same(newHolder.owner, user) {
             return ClaimOutcome(name: newHolder.name, key: newHolder.key, claimed: true, owner: user)
         }
         return notHeld(name: old, key: oldKey, holder: oldHolder)

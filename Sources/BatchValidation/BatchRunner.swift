@@ -173,9 +173,10 @@ public final class BatchRunner {
 
         let progress = configuration.showsProgress && file.regularFileSize != nil ? ProgressBar(sink: errors) : nil
         defer { progress?.finish() }
+        let shortcuts = checker.shortcuts
         let context = ChunkContext(file: file.name, jsonlPrefix: writer.jsonlPrefix(file: file.name),
-                                   decoder: decoder, checker: checker, indexedRules: checker.indexedRules,
-                                   plainValidAsIs: checker.validAsIsArePlainASCII, writer: writer,
+                                   decoder: decoder, checker: shortcuts, indexedRules: shortcuts.indexedRules,
+                                   plainValidAsIs: shortcuts.validAsIsArePlainASCII, writer: writer,
                                    fixed: configuration.fixedContext, failFast: configuration.failFast)
         // Per-record output makes a chunk's result about as large as its input (JSONL more), so
         // those formats keep fewer chunks in flight; summaries carry no output per chunk.
@@ -248,10 +249,10 @@ struct ChunkContext: Sendable {
     /// ``RecordWriter/jsonlPrefix(file:)`` of `file`.
     let jsonlPrefix: [UInt8]
     let decoder: RecordDecoder
-    let checker: any FieldChecker
-    /// ``FieldChecker/indexedRules`` of `checker`.
+    let checker: any FieldCheckerShortcuts
+    /// ``FieldCheckerShortcuts/indexedRules`` of `checker`.
     let indexedRules: [IndexedRule]
-    /// ``FieldChecker/validAsIsArePlainASCII`` of `checker`.
+    /// ``FieldCheckerShortcuts/validAsIsArePlainASCII`` of `checker`.
     let plainValidAsIs: Bool
     let writer: RecordWriter
     let fixed: RecordContext

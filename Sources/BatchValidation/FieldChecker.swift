@@ -21,12 +21,12 @@ extension RecordContext {
 /// to the engine without copying them.
 public typealias FieldViolation = Violation
 
-/// A rule as ``FieldChecker/violatedRules(_:)`` names it by index: the validators' own type.
-public typealias IndexedRule = FieldValidation.IndexedRule
+/// A rule as ``FieldCheckerShortcuts/violatedRules(_:)`` names it by index: the validators' own type.
+package typealias IndexedRule = FieldValidation.IndexedRule
 
-/// What ``FieldChecker/scanLines(_:skippingValid:_:)`` says about a line: the validators' own
-/// type.
-public typealias LineVerdict = FieldValidation.LineVerdict
+/// What ``FieldCheckerShortcuts/scanLines(_:skippingValid:_:)`` says about a line: the
+/// validators' own type.
+package typealias LineVerdict = FieldValidation.LineVerdict
 
 /// What a ``FieldChecker`` says about one field.
 public struct FieldOutcome: Sendable, Hashable {
@@ -85,6 +85,17 @@ public protocol FieldChecker: Sendable {
     /// checker reports a mismatch. Neither value may appear in the outcome.
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome
 
+}
+
+extension FieldChecker {
+    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
+        check(value, context: context, detail: detail)
+    }
+}
+
+/// Shortcuts a checker may offer the engine for the commonest records (the package's own
+/// validators do); each has a default that leaves the record to ``FieldChecker/check(_:context:detail:)``.
+package protocol FieldCheckerShortcuts: FieldChecker {
     /// True only when `value` is valid whatever the record's context, its `normalized` value is `value`
     /// itself and its key (where the output has keys) is `value` with ASCII letters lowercased.
     /// Lets the engine count or write the commonest record without building an outcome; false
@@ -119,20 +130,16 @@ public protocol FieldChecker: Sendable {
     func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int
 }
 
-extension FieldChecker {
-    public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
-        check(value, context: context, detail: detail)
-    }
+extension FieldCheckerShortcuts {
+    package func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
 
-    public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool { false }
+    package var validAsIsArePlainASCII: Bool { false }
 
-    public var validAsIsArePlainASCII: Bool { false }
+    package var indexedRules: [IndexedRule] { [] }
 
-    public var indexedRules: [IndexedRule] { [] }
+    package func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? { nil }
 
-    public func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? { nil }
-
-    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
+    package func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         var index = 0, skipped = 0
         frameLines(lines) { range in
             defer { index += 1 }
@@ -146,6 +153,24 @@ extension FieldChecker {
         }
         return skipped
     }
+}
+
+/// A checker with no shortcuts of its own, seen through the defaults: every record is checked.
+struct NoShortcuts: FieldCheckerShortcuts {
+    let base: any FieldChecker
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
+        base.check(value, context: context, detail: detail)
+    }
+
+    func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
+        base.check(value, context: context, confirmation: confirmation, detail: detail)
+    }
+}
+
+extension FieldChecker {
+    /// This checker's shortcuts, or the defaults when it offers none.
+    var shortcuts: any FieldCheckerShortcuts { self as? any FieldCheckerShortcuts ?? NoShortcuts(base: self) }
 }
 
 /// Splits `lines` at LF (the last line may lack one) and calls `visit` with each line's range,

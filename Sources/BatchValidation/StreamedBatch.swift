@@ -34,8 +34,9 @@ public final class StreamedBatch {
         }
         chunker = RecordChunker(input: source, framing: configuration.input.framing, maxRecordBytes: configuration.maxRecordBytes,
                                 chunkBytes: configuration.chunkBytes, maxRecordsPerChunk: configuration.maxRecordsPerChunk)
-        context = ChunkContext(file: "-", jsonlPrefix: writer.jsonlPrefix(file: "-"), decoder: decoder, checker: checker,
-                               indexedRules: checker.indexedRules, plainValidAsIs: checker.validAsIsArePlainASCII,
+        let shortcuts = checker.shortcuts
+        context = ChunkContext(file: "-", jsonlPrefix: writer.jsonlPrefix(file: "-"), decoder: decoder, checker: shortcuts,
+                               indexedRules: shortcuts.indexedRules, plainValidAsIs: shortcuts.validAsIsArePlainASCII,
                                writer: writer, fixed: configuration.fixedContext, failFast: false)
     }
 

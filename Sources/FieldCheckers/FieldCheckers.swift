@@ -67,7 +67,7 @@ extension FieldCheckers {
 
 /// Display names: the byte entry point decides valid ASCII names without allocating; the
 /// normalized value and key are filled in only when the output shows them.
-public struct DisplayNameChecker: FieldChecker {
+public struct DisplayNameChecker: FieldCheckerShortcuts {
     public let validator: DisplayNameValidator
 
     public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
@@ -80,19 +80,19 @@ public struct DisplayNameChecker: FieldChecker {
         return outcome
     }
 
-    public func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
+    package func isValidAsIs(_ value: UnsafeRawBufferPointer) -> Bool {
         validator.isValidAsIs(utf8: value)
     }
 
-    public var validAsIsArePlainASCII: Bool { validator.validAsIsArePlainASCII }
+    package var validAsIsArePlainASCII: Bool { validator.validAsIsArePlainASCII }
 
-    public var indexedRules: [IndexedRule] { validator.indexedRules }
+    package var indexedRules: [IndexedRule] { validator.indexedRules }
 
-    public func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
+    package func violatedRules(_ value: UnsafeRawBufferPointer) -> UInt64? {
         validator.violatedRules(utf8: value)
     }
 
-    public func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
+    package func scanLines(_ lines: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         validator.scanLines(lines, skippingValid: skippingValid, visit)
     }
 }

@@ -16,7 +16,7 @@ public struct Violation: Sendable, Hashable {
     /// The identity of this violation's storage: validators build the violations of fixed
     /// wording once and share them, so equal identities mean equal violations (equal violations
     /// may still have different identities). Lets callers memoize per violation cheaply.
-    public var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+    package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
 
     // One reference instead of four: violations are copied around on every invalid value.
     private let storage: Storage
@@ -54,22 +54,22 @@ public struct Violation: Sendable, Hashable {
 }
 
 /// A rule as a validator's rule bit sets name it (bit `i` is rule `i` of the compiled pack).
-public struct IndexedRule: Sendable, Hashable {
+package struct IndexedRule: Sendable, Hashable {
     /// The code of the rule's violations.
-    public let code: String
+    package let code: String
     /// The violation every value that breaks the rule gets — the same code, rule id and
     /// message; only its parameters may differ — or nil when the wording depends on the value.
-    public let fixedViolation: Violation?
+    package let fixedViolation: Violation?
 
     /// Creates an entry.
-    public init(code: String, fixedViolation: Violation? = nil) {
+    package init(code: String, fixedViolation: Violation? = nil) {
         self.code = code
         self.fixedViolation = fixedViolation
     }
 }
 
 /// What a validator's line scan found out about one line, in the same pass that found its end.
-public enum LineVerdict: Sendable, Hashable {
+package enum LineVerdict: Sendable, Hashable {
     /// Valid as it is: the normalized value is the line itself, and its key (where there is
     /// one) the line with ASCII letters lowercased.
     case validAsIs

@@ -13,11 +13,14 @@ public indirect enum ClaimValue: Sendable, Hashable, Decodable {
     /// Claims nest at most this deep (the payload is signed, but the decoder is recursive).
     static let maximumDepth = 32
 
+    /// Decodes any JSON value.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` at the value's coding path, saying
+    ///   ``nestedTooDeep`` or ``numberOutOfRange``, when an array or object nests deeper than
+    ///   ``maximumDepth`` or a number does not fit a `Double` (`1e400`).
     public init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.maximumDepth else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "claims nest deeper than \(Self.maximumDepth) levels"))
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: Self.nestedTooDeep))
         }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -30,10 +33,29 @@ public indirect enum ClaimValue: Sendable, Hashable, Decodable {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([ClaimValue].self) {
+        } else if let value = try Self.decode([ClaimValue].self, from: container, at: decoder.codingPath) {
             self = .list(value)
+        } else if let value = try Self.decode([String: ClaimValue].self, from: container, at: decoder.codingPath) {
+            self = .map(value)
         } else {
-            self = .map(try container.decode([String: ClaimValue].self))
+            // JSON has no other kind of value: a number that is none of the above is out of range.
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: Self.numberOutOfRange))
+        }
+    }
+
+    /// Why a value is refused when it nests too deep.
+    static let nestedTooDeep = "claims nest deeper than \(maximumDepth) levels"
+    /// Why a number is refused.
+    static let numberOutOfRange = "a number is out of range"
+
+    /// The array or object in `container`, or nil when the value there is of another type. An
+    /// error inside it (too deep, a number out of range) is thrown, not taken for "another type".
+    private static func decode<T: Decodable>(_ type: T.Type, from container: any SingleValueDecodingContainer,
+                                             at path: [any CodingKey]) throws -> T? {
+        do {
+            return try container.decode(type)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count <= path.count {
+            return nil
         }
     }
 

@@ -5,11 +5,13 @@ import JWTKit
 ///
 /// A token is accepted only when, in this order: it is a compact JWS of at most
 /// ``maximumTokenLength`` bytes; its header's `alg` is `RS256`; its `kid` names a key of the set;
-/// the signature verifies with that key (jwt-kit); `iss` is
-/// `https://securetoken.google.com/<projectId>`; `aud` is the project id; `exp` is in the future;
-/// `iat` and `auth_time` are in the past; and `sub` is a non-empty string of at most 128
-/// characters. Times are compared with ``clockSkew`` of slack either way. The first check that
-/// fails decides the ``IDTokenError``.
+/// the signature verifies with that key (jwt-kit); its payload reads as claims (numbers within
+/// range, nested at most 32 deep); `iss`, `aud`, `sub` are strings and `exp`, `iat`,
+/// `auth_time` numbers, all present; `iss` is `https://securetoken.google.com/<projectId>`; `aud`
+/// is the project id; `exp` is in the future; `iat` and `auth_time` are in the past; and `sub` is
+/// non-empty, at most 128 characters and free of control characters. Times are compared with
+/// ``clockSkew`` of slack either way. The first check that fails decides the ``IDTokenError``,
+/// in the order of docs/ID-TOKENS.md.
 ///
 /// Immutable and `Sendable`: build one at start-up and share it.
 public struct FirebaseIDTokenVerifier: Sendable {
@@ -73,7 +75,7 @@ public struct FirebaseIDTokenVerifier: Sendable {
     /// Verifies `token` (the bearer token, without `Bearer `).
     ///
     /// - Returns: The uid (`sub`) and every claim.
-    /// - Throws: `AUTH1001`…`AUTH1012`, the first check that fails.
+    /// - Throws: `AUTH1001`…`AUTH1013`, the first check that fails.
     public func verify(_ token: String) async throws(IDTokenError) -> VerifiedIDToken {
         let bytes = Array(token.utf8)
         guard bytes.count <= Self.maximumTokenLength else {
@@ -90,11 +92,15 @@ public struct FirebaseIDTokenVerifier: Sendable {
         do {
             payload = try await keySet.keys.verify(bytes, as: SignedClaims.self)
         } catch let error as JWTError where error.errorType == .malformedToken {
-            throw .malformedToken(reason: "its signature is not base64url")
+            // ``header(of:)`` decoded all three parts, so only the payload's claims can fail here.
+            throw .malformedPayload(reason: "it is not a JSON object of claims")
         } catch {
             throw .badSignature
         }
-        return try check(payload.claims, at: now())
+        switch payload.claims {
+        case .success(let claims): return try check(claims, at: now())
+        case .failure(let problem): throw .malformedPayload(reason: problem.reason)
+        }
     }
 
     // MARK: - Steps
@@ -114,28 +120,34 @@ public struct FirebaseIDTokenVerifier: Sendable {
         }
     }
 
-    /// The claim checks, after the signature verified.
+    /// The claim checks, after the signature verified: every required claim present with its
+    /// type (`AUTH1006`) before any value is compared (`AUTH1007`…`AUTH1012`).
     private func check(_ claims: [String: ClaimValue], at now: Date) throws(IDTokenError) -> VerifiedIDToken {
         let iss = try Self.string("iss", in: claims)
-        guard iss == issuer else { throw .wrongIssuer(expected: issuer, found: iss) }
         let aud = try Self.string("aud", in: claims)
-        guard aud == projectID else { throw .wrongAudience(expected: projectID, found: aud) }
+        let sub = try Self.string("sub", in: claims)
+        let expiresAt = try Self.time("exp", in: claims)
+        let issuedAt = try Self.time("iat", in: claims)
+        let authTime = try Self.time("auth_time", in: claims)
 
+        guard iss == issuer else { throw .wrongIssuer(expected: issuer, found: iss) }
+        guard aud == projectID else { throw .wrongAudience(expected: projectID, found: aud) }
         let skew = TimeInterval(clockSkew.components.seconds)
             + TimeInterval(clockSkew.components.attoseconds) / 1e18
-        let expiresAt = try Self.time("exp", in: claims)
         guard expiresAt.addingTimeInterval(skew) > now else { throw .expired(at: expiresAt, now: now) }
-        let issuedAt = try Self.time("iat", in: claims)
         guard issuedAt.addingTimeInterval(-skew) <= now else { throw .issuedInFuture(at: issuedAt, now: now) }
-        let authTime = try Self.time("auth_time", in: claims)
         guard authTime.addingTimeInterval(-skew) <= now else {
             throw .authenticatedInFuture(at: authTime, now: now)
         }
-
-        let sub = try Self.string("sub", in: claims)
         guard !sub.isEmpty else { throw .invalidSubject(problem: "is empty") }
         guard sub.utf16.count <= Self.maximumSubjectLength else {
             throw .invalidSubject(problem: "is \(sub.utf16.count) characters long; at most \(Self.maximumSubjectLength) are allowed")
+        }
+        // A control character (a NUL above all) would make the uid act as another user wherever
+        // it is handled as a C string.
+        if let control = sub.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            throw .invalidSubject(problem: "contains the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex)")
         }
         return VerifiedIDToken(uid: sub, claims: claims, issuedAt: issuedAt, expiresAt: expiresAt, authTime: authTime)
     }
@@ -173,12 +185,42 @@ private struct UncheckedClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
-/// Every claim of a payload whose signature verified; the claim checks are the verifier's.
+/// Every claim of a payload whose signature verified, or why they cannot be read; the claim
+/// checks are the verifier's.
 private struct SignedClaims: JWTPayload {
-    let claims: [String: ClaimValue]
-    init(from decoder: any Decoder) throws { claims = try decoder.singleValueContainer().decode([String: ClaimValue].self) }
+    /// Why a payload's claims cannot be read, as a clause.
+    struct Problem: Error {
+        let reason: String
+    }
+
+    let claims: Result<[String: ClaimValue], Problem>
+
+    init(from decoder: any Decoder) throws {
+        do {
+            claims = .success(try decoder.singleValueContainer().decode([String: ClaimValue].self))
+        } catch let error as DecodingError {
+            claims = .failure(Self.problem(error))
+        }
+    }
+
     func encode(to encoder: any Encoder) throws {}
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// `at "exp": a number is out of range`, naming the top-level claim where it went wrong
+    /// (quoted only when short and plain).
+    private static func problem(_ error: DecodingError) -> Problem {
+        let (context, what): (DecodingError.Context?, String) = switch error {
+        // Only the verifier's own reasons are repeated: the decoder's could quote the token.
+        case .dataCorrupted(let context) where [ClaimValue.nestedTooDeep, ClaimValue.numberOutOfRange].contains(context.debugDescription):
+            (context, context.debugDescription)
+        case .dataCorrupted(let context): (context, "it is not a JSON object of claims")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): (context, "it is not a JSON object of claims")
+        case .keyNotFound(_, let context): (context, "a member is missing")
+        @unknown default: (nil, "it is not a JSON object of claims")
+        }
+        guard let claim = context?.codingPath.first?.stringValue else { return Problem(reason: what) }
+        return Problem(reason: "at \(IDTokenError.shown(claim)): \(what)")
+    }
 }
 
 private struct AnyKey: CodingKey {

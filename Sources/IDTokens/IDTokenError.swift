@@ -19,6 +19,10 @@ public enum IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownKeyID(String)
     /// `AUTH1005`: the signature does not verify with the key the `kid` names.
     case badSignature
+    /// `AUTH1013`: the payload's signature verified, but its claims cannot be read (a number out
+    /// of range such as `1e400`, or arrays and objects nested more than 32 deep). Checked after
+    /// `AUTH1005` and before `AUTH1006`.
+    case malformedPayload(reason: String)
     /// `AUTH1006`: a required claim is missing or has the wrong JSON type.
     case malformedClaim(name: String, problem: String)
     /// `AUTH1007`: `iss` is not `https://securetoken.google.com/<projectId>`.
@@ -31,7 +35,8 @@ public enum IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case issuedInFuture(at: Date, now: Date)
     /// `AUTH1011`: `auth_time` is in the future (beyond the allowed clock skew).
     case authenticatedInFuture(at: Date, now: Date)
-    /// `AUTH1012`: `sub` (the uid) is empty or longer than 128 characters.
+    /// `AUTH1012`: `sub` (the uid) is empty, longer than 128 characters or holds a control
+    /// character (U+0000–U+001F, U+007F–U+009F).
     case invalidSubject(problem: String)
 
     // MARK: - The key set and configuration (AUTH11xx)
@@ -56,6 +61,7 @@ public enum IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingKeyID: "AUTH1003"
         case .unknownKeyID: "AUTH1004"
         case .badSignature: "AUTH1005"
+        case .malformedPayload: "AUTH1013"
         case .malformedClaim: "AUTH1006"
         case .wrongIssuer: "AUTH1007"
         case .wrongAudience: "AUTH1008"
@@ -88,6 +94,8 @@ public enum IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
             "the ID token's kid \(Self.shown(kid)) is not in the key set"
         case .badSignature:
             "the ID token's signature does not verify with the key its kid names"
+        case .malformedPayload(let reason):
+            "the ID token's payload cannot be read as claims: \(reason)"
         case .malformedClaim(let name, let problem):
             "the ID token's \(name) claim \(problem)"
         case .wrongIssuer(let expected, let found):

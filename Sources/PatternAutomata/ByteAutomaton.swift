@@ -8,11 +8,12 @@ public final class ByteAutomaton: @unchecked Sendable {
     public let stateCount: Int
     /// The number of byte classes (the table's width).
     public let classCount: Int
-    private let classes: UnsafeMutablePointer<UInt32>
-    private let table: UnsafeMutablePointer<UInt32>
+    @usableFromInline let classes: UnsafeMutablePointer<UInt32>
+    @usableFromInline let table: UnsafeMutablePointer<UInt32>
     /// Per state (not premultiplied), the outcome bits at the end of the subject.
-    private let outcomes: UnsafeMutablePointer<UInt64>
-    private let start: UInt32
+    @usableFromInline let outcomes: UnsafeMutablePointer<UInt64>
+    /// The start state, premultiplied.
+    public let start: UInt32
 
     /// Lays out `dfa`, whose outcome bit `i` is reported as bit `positions[i]`.
     init(_ dfa: SubsetDFA, positions: [Int]) {
@@ -41,10 +42,22 @@ public final class ByteAutomaton: @unchecked Sendable {
 
     /// The outcome bits for `bytes`: bit set for each pattern that matches (whole subject or
     /// anywhere, as compiled).
-    @inline(__always)
+    @inlinable
     public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var state = start
-        for byte in bytes { state = table[Int(state &+ classes[Int(byte)])] }
-        return outcomes[Int(state) / classCount]
+        for byte in bytes { state = step(state, byte) }
+        return outcome(state)
+    }
+
+    /// The state after `byte` (states are premultiplied; begin with ``start``).
+    @inlinable @inline(__always)
+    public func step(_ state: UInt32, _ byte: UInt8) -> UInt32 {
+        table[Int(state &+ classes[Int(byte)])]
+    }
+
+    /// The outcome bits of a subject that ends in `state`.
+    @inlinable @inline(__always)
+    public func outcome(_ state: UInt32) -> UInt64 {
+        outcomes[Int(state) / classCount]
     }
 }

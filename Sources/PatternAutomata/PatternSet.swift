@@ -28,6 +28,9 @@ public struct PatternSet: Sendable {
     public let automata: [ByteAutomaton]
     /// Per automaton, the indices of the patterns it decides.
     public let members: [[Int]]
+    /// Per pattern, the one text every match of it is, when there is one (`\\.\\.` is always
+    /// `..`): a violation naming the match is then the same for every subject.
+    public let fixedMatches: [String?]
 
     /// The most states one automaton may have before minimization; past it, the patterns are
     /// split into several automata, and a pattern too big alone is left to PCRE2.
@@ -37,18 +40,25 @@ public struct PatternSet: Sendable {
     ///
     /// - Parameters:
     ///   - patterns: each pattern's text and use.
+    ///   - bits: the outcome bit of each pattern (distinct, below 64); by default its index.
     ///   - maxStates: see ``defaultMaxStates``.
-    public init(_ patterns: [(pattern: String, use: PatternUse)], maxStates: Int = PatternSet.defaultMaxStates) {
+    public init(_ patterns: [(pattern: String, use: PatternUse)], bits: [Int]? = nil, maxStates: Int = PatternSet.defaultMaxStates) {
         precondition(patterns.count <= 64, "PatternSet: at most 64 patterns")
+        let bits = bits ?? Array(patterns.indices)
+        precondition(bits.count == patterns.count && Set(bits).count == bits.count && bits.allSatisfy { (0..<64).contains($0) },
+                     "PatternSet: one distinct bit below 64 per pattern")
         var strategies: [PatternStrategy] = []
+        var fixedMatches: [String?] = []
         var parsed: [(index: Int, regex: Regex, use: PatternUse)] = []
         for (index, pattern) in patterns.enumerated() {
             do {
                 let regex = try RegexParser.parse(pattern.pattern)
                 parsed.append((index, regex, pattern.use))
+                fixedMatches.append(regex.fixedText)
                 strategies.append(regex.approximatedConstruct.map { .prefilter(construct: $0) } ?? .automaton)
             } catch {
                 strategies.append(.alone(reason: "\(error.construct) (offset \(error.offset))"))
+                fixedMatches.append(nil)
             }
         }
         var automata: [ByteAutomaton] = []
@@ -56,7 +66,7 @@ public struct PatternSet: Sendable {
         var pending = [parsed]
         while let group = pending.popLast() {
             guard !group.isEmpty else { continue }
-            switch Self.automaton(for: group, maxStates: maxStates) {
+            switch Self.automaton(for: group, bits: group.map { bits[$0.index] }, maxStates: maxStates) {
             case .success(let automaton):
                 automata.append(automaton)
                 members.append(group.map(\.index))
@@ -71,13 +81,15 @@ public struct PatternSet: Sendable {
         self.strategies = strategies
         self.automata = automata
         self.members = members
+        self.fixedMatches = fixedMatches
     }
 
     private struct Failure: Error {
         let reason: String
     }
 
-    private static func automaton(for group: [(index: Int, regex: Regex, use: PatternUse)], maxStates: Int) -> Result<ByteAutomaton, Failure> {
+    private static func automaton(for group: [(index: Int, regex: Regex, use: PatternUse)], bits: [Int],
+                                  maxStates: Int) -> Result<ByteAutomaton, Failure> {
         var nfa = NFA()
         do throws(Unsupported) {
             for member in group { try nfa.add(member.regex) }
@@ -87,14 +99,14 @@ public struct PatternSet: Sendable {
         do throws(DFABuilder.TooLarge) {
             let dfa = try DFABuilder(nfa: nfa, uses: group.map(\.use), searchStarts: group.map(\.regex.searchStart),
                                      maxStates: maxStates).build().minimized()
-            return .success(ByteAutomaton(dfa, positions: group.map(\.index)))
+            return .success(ByteAutomaton(dfa, positions: bits))
         } catch {
             return .failure(Failure(reason: "an automaton over \(maxStates) states"))
         }
     }
 
-    /// The outcome bits for `bytes`: for each pattern decided by an automaton, set when it (or
-    /// its approximation) matches; 0 for the others.
+    /// The outcome bits for `bytes`: for each pattern decided by an automaton, its bit is set when
+    /// it (or its approximation) matches; 0 for the others.
     @inline(__always)
     public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var bits: UInt64 = 0
@@ -107,6 +119,27 @@ public struct PatternSet: Sendable {
 }
 
 extension Regex {
+    /// The one string this regex matches, when it matches exactly one (ignoring assertions).
+    var fixedText: String? {
+        switch self {
+        case .empty, .assertion: return ""
+        case .characters(let set):
+            guard set.ranges.count == 1, set.ranges[0].count == 1, let scalar = Unicode.Scalar(set.ranges[0].lowerBound) else { return nil }
+            return String(Character(scalar))
+        case .concatenation(let items):
+            var text = ""
+            for item in items {
+                guard let part = item.fixedText else { return nil }
+                text += part
+            }
+            return text
+        case .repetition(let body, let min, let max) where max == min:
+            return body.fixedText.map { String(repeating: $0, count: min) }
+        default:
+            return nil
+        }
+    }
+
     /// The first construct an approximation stands for, or nil when the regex is exact.
     var approximatedConstruct: String? {
         switch self {

@@ -18,6 +18,11 @@ import PostgresNIO
 /// ``operationTimeout`` (`AV3001`), and use after ``shutdown()`` (`AV3015`). Once the server is
 /// back the pool opens new connections by itself: the same store goes on working.
 ///
+/// Owners are compared byte for byte: by PostgreSQL's `=` on text (deterministic collations
+/// compare bytes), and in Swift with ``UserID/same(_:_:)``. A user id that cannot act (empty,
+/// control characters; PostgreSQL text cannot hold a NUL at all) is refused with `AV1008`
+/// before any SQL runs.
+///
 /// Call ``shutdown()`` when done (it stops the pool).
 public final class PostgresClaimStore: ClaimStore {
     public let policy: any DisplayNamePolicy
@@ -211,6 +216,7 @@ public final class PostgresClaimStore: ClaimStore {
     }
 
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
         switch PreparedName.prepare(name, with: policy) {
         case .refused(let outcome):
             return outcome
@@ -239,6 +245,7 @@ public final class PostgresClaimStore: ClaimStore {
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
+        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
         return try await retryingConflicts { () async throws(ClaimStoreError) in
             try await self.connection { connection in
                 let deleted = try await connection.query(
@@ -253,6 +260,7 @@ public final class PostgresClaimStore: ClaimStore {
 
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let oldKey = policy.evaluate(old).key
+        if let refusal = ClaimVerdict.refusing(user: user, name: new, key: policy.evaluate(new).key) { return refusal }
         switch PreparedName.prepare(new, with: policy) {
         case .refused(let outcome):
             return outcome

@@ -64,24 +64,26 @@ public struct RuleGuardedClaimStore: ClaimStore {
     }
 
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        guard case .claimable(_, let key) = PreparedName.prepare(name, with: policy),
-              try await base.owner(of: key)?.owner != user else {
+        // An invalid user id is the base store's refusal (AV1008), before any rule is asked.
+        guard UserID.problem(user) == nil, case .claimable(_, let key) = PreparedName.prepare(name, with: policy) else {
             return try await base.claim(name, by: user)
         }
+        // The user's own name: nothing is written, so nothing to ask the rules (owners compare by bytes).
+        if let holder = try await base.owner(of: key), UserID.same(holder.owner, user) { return try await base.claim(name, by: user) }
         guard try await allows(.create, key: key, name: name, by: user) else { return refusal(name, key) }
         return try await base.claim(name, by: user)
     }
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
-        guard try await base.owner(of: name) != nil else { return try await base.release(name, by: user) }
+        guard UserID.problem(user) == nil, try await base.owner(of: name) != nil else { return try await base.release(name, by: user) }
         guard try await allows(.delete, key: key, by: user) else { return refusal(name, key) }
         return try await base.release(name, by: user)
     }
 
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let oldKey = policy.evaluate(old).key
-        guard case .claimable(_, let newKey) = PreparedName.prepare(new, with: policy),
+        guard UserID.problem(user) == nil, case .claimable(_, let newKey) = PreparedName.prepare(new, with: policy),
               try await base.owner(of: old) != nil else {
             return try await base.rename(from: old, to: new, by: user)
         }

@@ -1,3 +1,5 @@
+import Availability
+import HTTPTypes
 import Hummingbird
 
 /// Who the bearer of a token is: the seam between the service and token verification.
@@ -21,7 +23,9 @@ public struct AuthenticationError: Error, Sendable, Hashable {
 }
 
 /// `--dev-auth`: `Authorization: Bearer dev:<uid>` is user `<uid>`. For tests and local
-/// development only: the service refuses to start with it unless bound to a loopback address.
+/// development only: the service refuses to start with it unless bound to a loopback address,
+/// and answers a request whose `Host` is not a loopback name or address with 421 `API1205`
+/// (a page elsewhere cannot reach it through DNS rebinding).
 public struct DevAuthenticator: Authenticator {
     /// Creates the authenticator.
     public init() {}
@@ -35,10 +39,12 @@ public struct DevAuthenticator: Authenticator {
         return String(uid)
     }
 
-    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only
-    /// hosts `--dev-auth` may be bound to.
+    /// Whether `host` is a loopback address: an IPv4 address in `127.0.0.0/8` or the IPv6
+    /// address `::1` (also as `[::1]`), parsed as an address. These are the only hosts
+    /// `--dev-auth` may be bound to; a name (`localhost`, `127.0.0.1.example.com`) is not one.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return IPAddress(bare)?.isLoopback ?? false
     }
 }
 
@@ -66,9 +72,11 @@ public struct VerifyingAuthenticator: Authenticator {
 struct RequestAuthentication: Sendable {
     let authenticator: (any Authenticator)?
 
-    /// The authenticated user's id.
+    /// The authenticated user's id: whatever the authenticator says, as long as it is a user id
+    /// the claim stores take (``UserID``: non-empty, no control characters).
     ///
-    /// - Throws: 401 ``ServiceError`` when the header is missing or the token names no user.
+    /// - Throws: 401 ``ServiceError`` when the header is missing, the token names no user, or the
+    ///   user id it names cannot act (`AV1008` in the message).
     func user(of request: Request) async throws(ServiceError) -> String {
         guard let header = request.headers[.authorization] else { throw .missingToken() }
         let parts = header.split(separator: " ", maxSplits: 1)
@@ -76,10 +84,30 @@ struct RequestAuthentication: Sendable {
         guard let authenticator else {
             throw .invalidToken("the server was started without a way to check tokens (--jwks or --dev-auth)")
         }
+        let user: String
         do {
-            return try await authenticator.userID(forBearerToken: String(parts[1]))
+            user = try await authenticator.userID(forBearerToken: String(parts[1]))
         } catch {
             throw .invalidToken(error.reason)
         }
+        if let reason = UserID.reason(user) {
+            throw .invalidToken("the user id it names cannot act on claims: \(reason) (AV1008)")
+        }
+        return user
+    }
+}
+
+/// With `--dev-auth`: a request whose `Host` (every one, when it has several) is not a
+/// loopback name or address gets 421 `API1205` before any route runs, so that a page on another
+/// site cannot drive the service through DNS rebinding. A request without `Host` (HTTP/1.0)
+/// passes: browsers always send one.
+struct LoopbackHostMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var hostField: HTTPField.Name? { HTTPField.Name("Host") }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var hosts = request.head.authority.map { [$0] } ?? []
+        if let name = Self.hostField { hosts += request.headers[values: name] }
+        guard hosts.allSatisfy(LoopbackHost.accepts) else { throw ServiceError.misdirected() }
+        return try await next(request, context)
     }
 }

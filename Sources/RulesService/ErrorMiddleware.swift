@@ -1,10 +1,12 @@
 import Availability
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error a route throws into `{"error": {"code", "message"}}` with its status:
 /// the service's own (``ServiceError``), a store that cannot answer (503), Hummingbird's (404,
-/// 405, 413, …), and anything else as a 500 that says nothing about the request.
+/// 405, 413, …), a body whose HTTP framing breaks while it is read (400 `API1005`), and anything
+/// else as a 500 that says nothing about the request.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -23,6 +25,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // Store errors print locations without passwords.
             logger.error("claims store cannot answer", metadata: ["error": "\(error)"])
             return .storeDown(error)
+        case let error as HTTPParserError:
+            // The body's framing broke while a route read it: a client error, and the
+            // connection closes after the answer.
+            return ConnectionGuard.serviceError(for: error, maxHeaderBytes: nil)
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .unknownEndpoint()

@@ -104,10 +104,13 @@ struct FieldRoutes: Sendable {
                                                writer: field.kind.jsonlWriter, maxRecordBytes: limits.maxLineBytes, jobs: 1)
         // INVARIANT: JSONL input never makes a streamed batch throw.
         let stream = BatchStream(batch: try StreamedBatch(configuration: configuration, checker: field.checker), body: request.body,
-                                 idleTimeout: limits.streamIdleTimeout, clock: timeoutClock)
+                                 idleTimeout: limits.streamIdleTimeout, minimumBytesPerSecond: limits.streamMinimumBytesPerSecond,
+                                 clock: timeoutClock)
         // The head waits for the first rows, so a body that stalls before them gets a 408.
         let first = try await stream.nextRows()
         if stream.idled { throw ServiceError.bodyIdle(after: limits.streamIdleTimeout) }
+        if let slow = stream.tooSlow { throw ServiceError.bodyTooSlow(bytes: slow.bytes, seconds: slow.seconds, minimum: limits.streamMinimumBytesPerSecond) }
+        let logger = context.logger
         return Response(status: .ok, headers: [.contentType: RequestBodyReader.ndjson], body: ResponseBody { writer in
             // The slot is given back when the stream ends, written to the end or not.
             defer { slot.giveBack() }
@@ -115,6 +118,13 @@ struct FieldRoutes: Sendable {
             while let next = rows {
                 try await writer.write(ByteBuffer(bytes: next))
                 rows = try await stream.nextRows()
+            }
+            if let slow = stream.tooSlow {
+                // Rows are out already, so no status can say it: the response ends unfinished
+                // (the connection closes), and no client mistakes it for a complete answer.
+                logger.info("ended a streamed batch whose body came too slowly",
+                            metadata: ["bytes": "\(slow.bytes)", "seconds": "\(slow.seconds)"])
+                throw slow
             }
             try await writer.finish(nil)
         })

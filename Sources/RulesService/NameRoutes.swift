@@ -1,12 +1,17 @@
 import Availability
 import Hummingbird
 
-/// `/v1/names/…`: availability (rate-limited per client) and claims, releases and renames for
-/// the authenticated user.
+/// `/v1/names/…`: availability and claims, releases and renames for the authenticated user.
+///
+/// All four share one rate limit: every request takes a token from its client's bucket (the
+/// client as ``ClientIdentity`` finds it; IPv6 per /64), and a claim, release or rename takes one
+/// from its user's bucket too. So claims, whose refusals say whether a name is held, cannot
+/// enumerate names faster than lookups can.
 struct NameRoutes: Sendable {
     let store: any ClaimStore
     let authentication: RequestAuthentication
     let limiter: RateLimiter?
+    let clients: ClientIdentity
     let maxBodyBytes: Int
 
     func add(to routes: RouteRegistrar) {
@@ -52,10 +57,29 @@ struct NameRoutes: Sendable {
         context.parameters.decoded("name")
     }
 
-    private func availability(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        if let limiter, let retryAfter = limiter.take(for: context.clientAddress ?? "unknown") {
-            throw ServiceError.rateLimited(retryAfter: retryAfter)
+    /// Takes a token from the client's bucket.
+    ///
+    /// - Throws: 429 `API1501` when the bucket is empty.
+    private func limitClient(_ request: Request, _ context: ServiceRequestContext) throws(ServiceError) {
+        if let limiter, let retryAfter = limiter.take(for: clients.bucket(of: request, peer: context.clientAddress)) {
+            throw .rateLimited(retryAfter: retryAfter)
         }
+    }
+
+    /// The authenticated user, after a token from the client's bucket and one from the user's.
+    ///
+    /// - Throws: 429 `API1501` when either bucket is empty; 401 when the request names no user.
+    private func limitedUser(_ request: Request, _ context: ServiceRequestContext) async throws(ServiceError) -> String {
+        try limitClient(request, context)
+        let user = try await authentication.user(of: request)
+        if let limiter, let retryAfter = limiter.take(for: "user " + user) {
+            throw .rateLimited(retryAfter: retryAfter)
+        }
+        return user
+    }
+
+    private func availability(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try limitClient(request, context)
         let name = name(context)
         // An invalid name gets its rule violations; the store is never asked about it.
         let evaluation = store.policy.evaluate(name)
@@ -71,12 +95,12 @@ struct NameRoutes: Sendable {
     }
 
     private func claim(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await authentication.user(of: request)
+        let user = try await limitedUser(request, context)
         return try respond(try await store.claim(name(context), by: user))
     }
 
     private func release(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await authentication.user(of: request)
+        let user = try await limitedUser(request, context)
         return try respond(try await store.release(name(context), by: user))
     }
 
@@ -87,7 +111,7 @@ struct NameRoutes: Sendable {
     }
 
     private func rename(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await authentication.user(of: request)
+        let user = try await limitedUser(request, context)
         let body = try await RequestBodyReader.decode(RenameRequest.self, from: request, limit: maxBodyBytes)
         return try respond(try await store.rename(from: body.from, to: body.to, by: user))
     }

@@ -17,6 +17,12 @@ info:
     A path asked with a method it does not take answers 405 `API1204` with `Allow` listing the
     methods it takes; `OPTIONS` on a path answers 204 with that `Allow`; `HEAD` is answered
     wherever `GET` is. A path that is not here answers 404 `API1203`.
+    On any path: broken HTTP/1.1 framing is 400 `API1005` and headers over 80 KiB are 431
+    `API1303`, both in the error shape and with `Connection: close`; with `--dev-auth`, a
+    request whose `Host` is not a loopback name or address is 421 `API1205`. Name lookups,
+    claims, releases and renames share one rate limit (`--rate-limit`), per client (IPv6 per
+    /64; behind `--trusted-proxy`, the client `Forwarded` or `X-Forwarded-For` names) and, for
+    claims, releases and renames, per user.
 servers:
   - url: http://127.0.0.1:8080
 paths:
@@ -48,6 +54,8 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '413': {$ref: '#/components/responses/TooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/{field}/validate-batch:
     post:
@@ -62,7 +70,10 @@ paths:
         goes on. The body may be of any size: memory stays flat. When no more of the body arrives
         for `--stream-idle-timeout` seconds, the stream ends with one row for the next record,
         `input.idle-timeout`, and the line still open is dropped; if no row was ready yet, the
-        answer is 408 `API1602` instead. The response starts once the first rows are ready.
+        answer is 408 `API1602` instead. A body that arrives slower than `--stream-min-rate`
+        bytes per second (after `--stream-idle-timeout` seconds of grace) ends the stream too:
+        408 `API1603` before the first row, else the response ends unfinished (the connection
+        closes). The response starts once the first rows are ready.
       parameters:
         - $ref: '#/components/parameters/Field'
       requestBody:
@@ -80,10 +91,13 @@ paths:
               schema:
                 type: string
                 description: Lines of `BatchRow` JSON objects.
+        '400': {$ref: '#/components/responses/BadRequest'}
         '404': {$ref: '#/components/responses/NotFound'}
         '408': {$ref: '#/components/responses/BodyIdle'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '421': {$ref: '#/components/responses/Misdirected'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/names/{name}:
     get:
@@ -92,7 +106,7 @@ paths:
       description: |
         An invalid name is `available: false` with its `DN…` errors, and the store is not
         asked. A reserved name has `AV1002`; a taken one has no error. Rate-limited per client
-        (`--rate-limit`).
+        (`--rate-limit`, shared with claims, releases and renames).
       parameters:
         - $ref: '#/components/parameters/Name'
       responses:
@@ -103,7 +117,9 @@ paths:
               schema:
                 $ref: '#/components/schemas/Availability'
         '404': {$ref: '#/components/responses/NotFound'}
+        '421': {$ref: '#/components/responses/Misdirected'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/names/{name}/claim:
     post:
@@ -124,7 +140,10 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
         '409': {$ref: '#/components/responses/Conflict'}
+        '421': {$ref: '#/components/responses/Misdirected'}
         '422': {$ref: '#/components/responses/InvalidName'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
     delete:
       operationId: releaseName
@@ -144,7 +163,10 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
         '409': {$ref: '#/components/responses/Conflict'}
+        '421': {$ref: '#/components/responses/Misdirected'}
         '422': {$ref: '#/components/responses/InvalidName'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/names/rename:
     post:
@@ -171,7 +193,10 @@ paths:
         '409': {$ref: '#/components/responses/Conflict'}
         '413': {$ref: '#/components/responses/TooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '421': {$ref: '#/components/responses/Misdirected'}
         '422': {$ref: '#/components/responses/InvalidName'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/rules/{ruleset}/decide:
     post:
@@ -207,6 +232,8 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '413': {$ref: '#/components/responses/TooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /healthz:
     get:
@@ -219,6 +246,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/Status'
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /readyz:
     get:
@@ -231,6 +260,8 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/Status'
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /metrics:
     get:
@@ -243,6 +274,8 @@ paths:
             text/plain:
               schema:
                 type: string
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /openapi.yaml:
     get:
@@ -256,6 +289,8 @@ paths:
               schema:
                 type: object
                 description: This document (a YAML mapping).
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
 components:
   securitySchemes:
@@ -288,12 +323,12 @@ components:
         minimum: 1
   responses:
     BadRequest:
-      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object.'
+      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object; `API1005` the request is not valid HTTP/1.1 framing (a malformed chunked body, a `Transfer-Encoding` other than `chunked`, a bad `Content-Length`), with `Connection: close`.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
     Unauthorized:
-      description: '`API1101` no bearer token; `API1102` the token names no user.'
+      description: '`API1101` no bearer token; `API1102` the token names no user, or a user id that cannot act on claims (empty or with a control character; the message names `AV1008`).'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
@@ -318,7 +353,17 @@ components:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
     BodyIdle:
-      description: '`API1602` no more of the request body arrived for `--stream-idle-timeout` seconds before the first row was ready.'
+      description: '`API1602` no more of the request body arrived for `--stream-idle-timeout` seconds before the first row was ready; `API1603` the body came slower than `--stream-min-rate` before the first row was ready.'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Misdirected:
+      description: '`API1205` the server runs with `--dev-auth` and the request''s `Host` is not a loopback name or address (`localhost`, `127.0.0.0/8`, `[::1]`, each with an optional port).'
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    HeadersTooLarge:
+      description: '`API1303` the request''s headers are over the 80 KiB limit, with `Connection: close`.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
@@ -333,7 +378,7 @@ components:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
     TooManyRequests:
-      description: '`API1501` too many availability lookups from this client; `API1502` every batch stream slot is taken.'
+      description: '`API1501` too many name lookups, claims, releases and renames from this client (or, for claims, releases and renames, by this user); `API1502` every batch stream slot is taken.'
       headers:
         Retry-After: {$ref: '#/components/headers/RetryAfter'}
       content:

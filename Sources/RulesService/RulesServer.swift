@@ -7,13 +7,14 @@ import ServiceLifecycle
 
 /// Builds the service's Hummingbird application from a ``ServiceConfiguration`` and runs it.
 public enum RulesServer {
-    /// The router with every endpoint, behind the metrics, error and timeout middleware.
+    /// The router with every endpoint, behind the metrics, error and timeout middleware (and,
+    /// with `--dev-auth`, the loopback `Host` check).
     ///
     /// - Throws: ``ServiceSetupError`` when a validator cannot be built or `--dev-auth` is not
-    ///   bound to a loopback host.
+    ///   bound to a loopback address.
     public static func router(_ configuration: ServiceConfiguration) throws(ServiceSetupError) -> Router<ServiceRequestContext> {
         if configuration.authenticator is DevAuthenticator, !DevAuthenticator.isLoopback(configuration.host) {
-            throw ServiceSetupError(message: "--dev-auth is for tests and local development: bind to a loopback host (127.0.0.1, ::1), not \(configuration.host)")
+            throw ServiceSetupError(message: "--dev-auth is for tests and local development: bind to a loopback address (127.0.0.0/8 or ::1), not \(configuration.host)")
         }
         let fields: FieldRoutes
         do {
@@ -28,13 +29,15 @@ public enum RulesServer {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
+        if configuration.authenticator is DevAuthenticator { router.add(middleware: LoopbackHostMiddleware()) }
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout, clock: configuration.timeoutClock))
         let routes = RouteRegistrar(router: router)
         OperationsRoutes(store: configuration.store, metrics: metrics).add(to: routes)
         fields.add(to: routes)
         let limiter = configuration.lookupsPerSecond.map { RateLimiter(rate: $0, clock: configuration.clock) }
         NameRoutes(store: configuration.store, authentication: RequestAuthentication(authenticator: configuration.authenticator),
-                   limiter: limiter, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
+                   limiter: limiter, clients: ClientIdentity(trustedProxies: configuration.trustedProxies),
+                   maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
         RulesRoutes(ruleSets: configuration.ruleSets, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
         // Last: it wraps only the not-found answer, which it turns into 405 for a known path.
         router.add(middleware: MethodNotAllowedMiddleware(table: routes.table))
@@ -50,6 +53,7 @@ public enum RulesServer {
         throws(ServiceSetupError) -> some ApplicationProtocol {
         Application(
             router: try router(configuration),
+            server: .guarded(limits: configuration.limits, logger: logger),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ruleskit"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -25,8 +25,12 @@ public struct ServiceConfiguration: Sendable {
     public var authenticator: (any Authenticator)?
     /// Body, line, stream and time limits.
     public var limits: ServiceLimits
-    /// Availability lookups allowed per client and second (token bucket); nil for no limit.
+    /// Name lookups, claims, releases and renames allowed per second (token bucket), per client
+    /// and, for claims, releases and renames, per user too; nil for no limit.
     public var lookupsPerSecond: Double?
+    /// The peers whose `Forwarded` / `X-Forwarded-For` headers say who the client is
+    /// (`--trusted-proxy`); empty: the peer is the client.
+    public var trustedProxies: [IPNetwork]
     /// The clock the rate limiter reads (tests pass a manual one).
     public var clock: any RateLimitClock
     /// The clock the request timeout and a streamed batch's idle timeout run on (tests pass a test clock).
@@ -35,7 +39,7 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, store: any ClaimStore, ruleSets: RuleSets = RuleSets(),
                 appName: String? = nil, authenticator: (any Authenticator)? = nil, limits: ServiceLimits = ServiceLimits(),
-                lookupsPerSecond: Double? = 20, clock: any RateLimitClock = SystemRateLimitClock(),
+                lookupsPerSecond: Double? = 20, trustedProxies: [IPNetwork] = [], clock: any RateLimitClock = SystemRateLimitClock(),
                 timeoutClock: any Clock<Duration> = ContinuousClock()) {
         self.host = host
         self.port = port
@@ -45,6 +49,7 @@ public struct ServiceConfiguration: Sendable {
         self.authenticator = authenticator
         self.limits = limits
         self.lookupsPerSecond = lookupsPerSecond
+        self.trustedProxies = trustedProxies
         self.clock = clock
         self.timeoutClock = timeoutClock
     }

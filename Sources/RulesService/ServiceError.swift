@@ -15,21 +15,32 @@ public struct ServiceError: Error, Sendable, HTTPResponseError {
     public var retryAfter: Int?
     /// The methods the path accepts (405): sent as `Allow`.
     public var allow: String?
+    /// True when the connection is closed after the answer (`Connection: close`): the request's
+    /// framing is broken, so nothing after it can be read.
+    public var closesConnection: Bool
 
     /// Creates an error.
-    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil, allow: String? = nil) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil, allow: String? = nil,
+                closesConnection: Bool = false) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
         self.allow = allow
+        self.closesConnection = closesConnection
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `Content-Type`, and `Retry-After`, `Allow`, `Connection: close` when they apply.
+    var headers: HTTPFields {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let allow { headers[.allow] = allow }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        if closesConnection { headers[.connection] = "close" }
+        return headers
     }
 
     /// `{"error": {"code": …, "message": …}}`.
@@ -98,6 +109,32 @@ extension ServiceError {
                             message: "The endpoint does not accept this method\(methods); see /openapi.yaml.", allow: allow)
     }
 
+    /// 421 `API1205`: with `--dev-auth`, the request's `Host` is not a loopback name or address.
+    static func misdirected() -> ServiceError {
+        ServiceError(.misdirectedRequest, code: "API1205",
+                     message: "This server runs with --dev-auth and answers only requests to a loopback host (localhost, 127.0.0.1, [::1]).")
+    }
+
+    /// 400 `API1005`: the request is not valid HTTP/1.1 framing (a malformed chunked body, an
+    /// unsupported `Transfer-Encoding`, a bad `Content-Length`); `reason` says what, as a clause.
+    /// The connection is closed after the answer: nothing after the error can be trusted.
+    static func malformedHTTP(_ reason: String) -> ServiceError {
+        ServiceError(.badRequest, code: "API1005", message: "The request is not valid HTTP/1.1: \(reason).", closesConnection: true)
+    }
+
+    /// 431 `API1303`: the request's header section is over its limit; the connection is closed.
+    static func headersTooLarge(limit: Int) -> ServiceError {
+        ServiceError(.requestHeaderFieldsTooLarge, code: "API1303",
+                     message: "The request's headers are larger than the limit of \(limit) bytes.", closesConnection: true)
+    }
+
+    /// 408 `API1603`: a streamed batch's body arrived slower than `--stream-min-rate` before its
+    /// first row.
+    static func bodyTooSlow(bytes: Int, seconds: Int, minimum: Int) -> ServiceError {
+        ServiceError(.requestTimeout, code: "API1603",
+                     message: "The request body arrived too slowly: \(bytes) bytes in \(seconds) seconds, where at least \(minimum) bytes per second are needed.")
+    }
+
     /// 408 `API1602`: a streamed batch's body stalled before its first row.
     static func bodyIdle(after limit: Duration) -> ServiceError {
         let seconds = limit.components.seconds
@@ -116,10 +153,11 @@ extension ServiceError {
         ServiceError(.unsupportedMediaType, code: "API1401", message: "The request body must be sent as `Content-Type: \(expected)`.")
     }
 
-    /// 429 `API1501`: the client's availability lookups are over the rate limit.
+    /// 429 `API1501`: the client's (or user's) lookups, claims, releases and renames are over
+    /// the rate limit they share.
     static func rateLimited(retryAfter: Int) -> ServiceError {
         ServiceError(.tooManyRequests, code: "API1501",
-                     message: "Too many availability lookups; try again in \(retryAfter) second\(retryAfter == 1 ? "" : "s").",
+                     message: "Too many name lookups and claims; try again in \(retryAfter) second\(retryAfter == 1 ? "" : "s").",
                      retryAfter: retryAfter)
     }
 
@@ -150,6 +188,7 @@ extension ServiceError {
     static func refused(_ problems: [ClaimProblem]) -> ServiceError {
         let code = problems.first?.code ?? "AV1003"
         let status: HTTPResponse.Status = switch code {
+        case "AV1008": .unauthorized
         case "AV1001", "AV1002": .unprocessableContent
         case "AV1005", "AV1007": .forbidden
         default: .conflict

@@ -15,14 +15,32 @@ public struct ServiceLimits: Sendable, Hashable {
     /// 30 s); past it the stream ends with an `input.idle-timeout` row (408 `API1602` when no row
     /// was written yet) and its slot is given back.
     public var streamIdleTimeout: Duration
+    /// The slowest a streamed batch's body may arrive, in bytes per second of waiting for it
+    /// (`--stream-min-rate`, default 512; 0 for no minimum). The body gets ``streamIdleTimeout``
+    /// of grace plus one second per this many bytes received; a piece that arrives past that is
+    /// too slow: 408 `API1603` before its first row, else the connection is closed. Its slot is
+    /// given back either way.
+    public var streamMinimumBytesPerSecond: Int
+    /// How long a request head may take once its first bytes arrived (`--header-read-timeout`,
+    /// default 10 s); past it the connection is closed.
+    public var headerReadTimeout: Duration
+    /// How long a connection may wait with no bytes of a next request, from when it opens or
+    /// from the end of the previous response (`--connection-idle-timeout`, default 60 s); past
+    /// it the connection is closed.
+    public var connectionIdleTimeout: Duration
 
     /// Creates limits.
     public init(maxBodyBytes: Int = 64 * 1024, maxLineBytes: Int = 64 * 1024, maxBatchStreams: Int = 4,
-                requestTimeout: Duration = .seconds(30), streamIdleTimeout: Duration = .seconds(30)) {
+                requestTimeout: Duration = .seconds(30), streamIdleTimeout: Duration = .seconds(30),
+                streamMinimumBytesPerSecond: Int = 512, headerReadTimeout: Duration = .seconds(10),
+                connectionIdleTimeout: Duration = .seconds(60)) {
         self.maxBodyBytes = maxBodyBytes
         self.maxLineBytes = maxLineBytes
         self.maxBatchStreams = maxBatchStreams
         self.requestTimeout = requestTimeout
         self.streamIdleTimeout = streamIdleTimeout
+        self.streamMinimumBytesPerSecond = streamMinimumBytesPerSecond
+        self.headerReadTimeout = headerReadTimeout
+        self.connectionIdleTimeout = connectionIdleTimeout
     }
 }

@@ -20,6 +20,12 @@ import Darwin
 /// while open (`AV3009`, checked before every operation: the same file, still starting with the
 /// SQLite header). A failed write leaves nothing behind: it is one transaction.
 ///
+/// Text goes in and comes out with its length: every string is bound as the bytes of its UTF-8
+/// (`CAST(? AS TEXT)`) and read back as bytes (`CAST(column AS BLOB)`), never as a C string, so
+/// an embedded NUL round-trips instead of cutting the string short. Owners are compared byte for
+/// byte, in SQL and in Swift (``UserID``); a user id that cannot act (empty, control characters)
+/// is refused with `AV1008` before any SQL runs.
+///
 /// Lookups by name (``availability(of:)``, ``owner(of:)``) run on a connection of their own, on
 /// the caller's thread: one `SELECT` by key with a prepared statement kept across lookups, in
 /// SQLite's autocommit mode. The statement is its own read transaction, so it sees every claim
@@ -108,21 +114,22 @@ public final class SQLiteClaimStore: ClaimStore {
         guard !candidates.isEmpty else { return [] }
         let keys = candidates.map(\.key)
         let taken = try await read { db in
-            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
-            return try Set(String.fetchAll(db, sql: "SELECT key FROM display_names WHERE key IN (\(marks))",
-                                           arguments: StatementArguments(keys)))
+            let marks = Array(repeating: "CAST(? AS TEXT)", count: keys.count).joined(separator: ",")
+            return try Set(Data.fetchAll(db, sql: "SELECT CAST(key AS BLOB) FROM display_names WHERE key IN (\(marks))",
+                                         arguments: StatementArguments(keys.map(Self.exact))).map(Self.string(from:)))
         }
         return candidates.filter { !taken.contains($0.key) }.map(\.name)
     }
 
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
         switch PreparedName.prepare(name, with: policy) {
         case .refused(let outcome):
             return outcome
         case .claimable(let name, let key):
             return try await write { db in
-                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                               arguments: [key, name, user])
+                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (\(Self.text), \(Self.text), \(Self.text)) ON CONFLICT DO NOTHING",
+                               arguments: [Self.exact(key), Self.exact(name), Self.exact(user)])
                 if db.changesCount == 1 { return ClaimOutcome(name: name, key: key, claimed: true, owner: user) }
                 // INVARIANT: inside one write transaction a conflict is explained by a row.
                 return ClaimVerdict.afterConflict(name: name, key: key, user: user,
@@ -135,31 +142,36 @@ public final class SQLiteClaimStore: ClaimStore {
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
+        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
         return try await write { db in
             let holder = try Self.holder(ofKey: key, db)
-            guard let holder, holder.owner == user else { return ClaimVerdict.notHeld(name: name, key: key, holder: holder) }
-            try db.execute(sql: "DELETE FROM display_names WHERE key = ? AND owner = ?", arguments: [key, user])
+            guard let holder, UserID.same(holder.owner, user) else { return ClaimVerdict.notHeld(name: name, key: key, holder: holder) }
+            try db.execute(sql: "DELETE FROM display_names WHERE key = \(Self.text) AND owner = \(Self.text)",
+                           arguments: [Self.exact(key), Self.exact(user)])
             return ClaimOutcome(name: holder.name, key: key, claimed: false, owner: nil)
         }
     }
 
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let oldKey = policy.evaluate(old).key
+        if let refusal = ClaimVerdict.refusing(user: user, name: new, key: policy.evaluate(new).key) { return refusal }
         switch PreparedName.prepare(new, with: policy) {
         case .refused(let outcome):
             return outcome
         case .claimable(let name, let key):
             return try await write { db in
                 let held = try Self.holder(ofKey: oldKey, db)
-                guard let held, held.owner == user else {
+                guard let held, UserID.same(held.owner, user) else {
                     return ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: held,
                                                          newHolder: try Self.holder(ofKey: key, db), user: user)
                 }
-                if let holder = try Self.holder(ofKey: key, db), holder.owner != user {
+                if let holder = try Self.holder(ofKey: key, db), !UserID.same(holder.owner, user) {
                     return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])
                 }
-                try db.execute(sql: "DELETE FROM display_names WHERE key = ? AND owner = ?", arguments: [oldKey, user])
-                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (?, ?, ?)", arguments: [key, name, user])
+                try db.execute(sql: "DELETE FROM display_names WHERE key = \(Self.text) AND owner = \(Self.text)",
+                               arguments: [Self.exact(oldKey), Self.exact(user)])
+                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (\(Self.text), \(Self.text), \(Self.text))",
+                               arguments: [Self.exact(key), Self.exact(name), Self.exact(user)])
                 return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
             }
         }
@@ -175,7 +187,7 @@ public final class SQLiteClaimStore: ClaimStore {
     /// - Throws: ``ClaimStoreError`` when the file cannot be read.
     public func allClaims() async throws(ClaimStoreError) -> [Claim] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT name, key, owner FROM display_names ORDER BY key").map(Self.claim(from:))
+            try Row.fetchAll(db, sql: "SELECT \(Self.claimColumns) FROM display_names ORDER BY key").map(Self.claim(from:))
         }
     }
 
@@ -190,18 +202,38 @@ public final class SQLiteClaimStore: ClaimStore {
 
     // MARK: - SQL helpers
 
+    /// A text parameter, bound as the bytes of its UTF-8 (with ``exact(_:)``): SQLite keeps its
+    /// length, NULs included, and stores it as TEXT.
+    static let text = "CAST(? AS TEXT)"
+    /// The columns of a claim, read as bytes with their length (decoded by ``claim(from:)``).
+    static let claimColumns = "CAST(name AS BLOB) AS name, CAST(key AS BLOB) AS key, CAST(owner AS BLOB) AS owner"
+
+    /// The value bound for a ``text`` parameter: the string's UTF-8 as a blob, which GRDB binds
+    /// with its length (a `String` is bound as a C string, which ends at a NUL). The empty string
+    /// stays a string: an empty blob would bind as NULL.
+    static func exact(_ string: String) -> any DatabaseValueConvertible {
+        string.isEmpty ? string : Data(string.utf8)
+    }
+
+    /// A column read as bytes (``claimColumns``), decoded as UTF-8.
+    static func string(from data: Data) -> String {
+        String(decoding: data, as: UTF8.self)
+    }
+
     private static func holder(ofKey key: String, _ db: Database) throws -> Claim? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT name, key, owner FROM display_names WHERE key = ?"), arguments: [key])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(claimColumns) FROM display_names WHERE key = \(text)"),
+                         arguments: [exact(key)])
             .map(claim(from:))
     }
 
     private static func claim(heldBy user: String, _ db: Database) throws -> Claim? {
-        try Row.fetchOne(db, sql: "SELECT name, key, owner FROM display_names WHERE owner = ?", arguments: [user])
+        try Row.fetchOne(db, sql: "SELECT \(claimColumns) FROM display_names WHERE owner = \(text)", arguments: [exact(user)])
             .map(claim(from:))
     }
 
     private static func claim(from row: Row) -> Claim {
-        Claim(name: row["name"], key: row["key"], owner: row["owner"])
+        func column(_ name: String) -> String { string(from: row[name] ?? Data()) }
+        return Claim(name: column("name"), key: column("key"), owner: column("owner"))
     }
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {

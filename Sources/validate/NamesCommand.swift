@@ -70,7 +70,8 @@ struct NamesCommand: ParsableCommand {
             if input == nil, let user {
                 let name = argument
                 let format = options.format
-            try options.withStore { store in
+                try options.refuseInvalid(user: user, name: name)
+                try options.withStore { store in
                     let outcome = try await store.claim(name, by: user)
                     NamesOutput.write(.claim(outcome, record: 1), format)
                     return outcome.succeeded ? 0 : 1
@@ -143,6 +144,7 @@ struct NamesCommand: ParsableCommand {
         func run() throws {
             let (name, user) = (name, user)
             let format = options.format
+            try options.refuseInvalid(user: user, name: name)
             try options.withStore { store in
                 let outcome = try await store.release(name, by: user)
                 NamesOutput.write(.claim(outcome, record: 1), format)
@@ -162,6 +164,7 @@ struct NamesCommand: ParsableCommand {
         func run() throws {
             let (old, new, user) = (old, new, user)
             let format = options.format
+            try options.refuseInvalid(user: user, name: new)
             try options.withStore { store in
                 let outcome = try await store.rename(from: old, to: new, by: user)
                 NamesOutput.write(.claim(outcome, record: 1), format)
@@ -194,6 +197,19 @@ struct NamesOptions: ParsableArguments {
 
     func validate() throws {
         guard connectTimeout >= 1 else { throw ValidationError("--connect-timeout must be at least 1 second, not \(connectTimeout)") }
+    }
+
+    /// Refuses a `--user` that cannot act on claims (empty, control characters) as every store
+    /// would, with its `AV1008` row and exit 1, before the store is opened.
+    ///
+    /// - Parameter name: The name the request is about (the row's name and key).
+    func refuseInvalid(user: String, name: String) throws {
+        guard UserID.problem(user) != nil else { return }
+        let key = (try? AppDisplayNamePolicy())?.evaluate(name).key ?? ""
+        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) {
+            NamesOutput.write(.claim(refusal, record: 1), format)
+        }
+        throw ExitCode(1)
     }
 
     /// Opens the store, runs `body`, and exits with the status it returns; a store that cannot be
@@ -265,18 +281,49 @@ enum NamesOutput {
         }
     }
 
-    /// One human-readable line.
+    /// One human-readable line (a refusal adds one indented line per problem). Names, owners and
+    /// messages are shown with ``escaped(_:)``, so no input reaches the terminal as a control
+    /// sequence.
     var text: String {
         switch self {
         case .check(let answer, _):
             let verdict = answer.isAvailable ? "available" : (answer.problems.isEmpty ? "taken" : "not available")
-            return ([answer.name + ": " + verdict] + answer.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
+            return ([Self.escaped(answer.name) + ": " + verdict] + answer.problems.map { "  \($0.code): \(Self.escaped($0.message))" })
+                .joined(separator: "\n")
         case .claim(let outcome, _):
+            let name = Self.escaped(outcome.name)
             guard outcome.succeeded else {
                 let verdict = outcome.problems.contains { $0.code.hasPrefix("AV30") } ? "not done" : "refused"
-                return (["\(outcome.name): \(verdict)"] + outcome.problems.map { "  \($0.code): \($0.message)" }).joined(separator: "\n")
+                return (["\(name): \(verdict)"] + outcome.problems.map { "  \($0.code): \(Self.escaped($0.message))" }).joined(separator: "\n")
             }
-            return outcome.claimed ? "\(outcome.name): held by \(outcome.owner ?? "")" : "\(outcome.name): released"
+            return outcome.claimed ? "\(name): held by \(Self.escaped(outcome.owner ?? ""))" : "\(name): released"
+        }
+    }
+
+    /// `text` with control characters (Unicode `Cc`: C0, DEL, C1), line and paragraph separators
+    /// and bidirectional controls written as `\u{XXXX}`, and `\` as `\\`, so that the line
+    /// shows what the text holds and cannot move the cursor, recolour or reorder the terminal.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "\\" || needsEscape($0) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" {
+                out += "\\\\"
+            } else if needsEscape(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u{" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        default: return (0x200E...0x200F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
         }
     }
 }
@@ -286,8 +333,10 @@ enum BatchRecord {
     case claim(name: String, user: String)
     case malformed(ClaimProblem)
 
-    /// Reads a JSONL file (`-` for stdin): one `{"name": …, "user": …}` object per line; blank
-    /// lines are skipped; a malformed line becomes a refused record (`CLI2001`) so numbering holds.
+    /// Reads a JSONL file (`-` for stdin): one `{"name": …, "user": …}` object per line. Every
+    /// line is a record, so record N is line N: a blank or malformed line becomes a refused
+    /// record (`CLI2001`); only the empty piece after a final line feed is not a line. The user
+    /// is checked by the store (`AV1008` for an empty one).
     static func read(_ path: String) throws -> [BatchRecord] {
         let data: Data
         if path == "-" {
@@ -298,11 +347,15 @@ enum BatchRecord {
             }
             data = contents
         }
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
-            let trimmed = line.filter { $0 != UInt8(ascii: "\r") }
-            guard trimmed.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return nil }
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.map { line in
+            let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
+            guard trimmed.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
+                return .malformed(ClaimProblem(code: "CLI2001", message: "the line is blank; expected a JSON object with string fields `name` and `user`"))
+            }
             guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed)) as? [String: Any],
-                  let name = object["name"] as? String, let user = object["user"] as? String, !user.isEmpty else {
+                  let name = object["name"] as? String, let user = object["user"] as? String else {
                 return .malformed(ClaimProblem(code: "CLI2001", message: "expected a JSON object with string fields `name` and `user`"))
             }
             return .claim(name: name, user: user)

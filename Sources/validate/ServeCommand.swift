@@ -44,11 +44,19 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("project-id"), help: ArgumentHelp("The Firebase project the ID tokens must be for.", valueName: "ID"))
     var projectID: String?
 
-    @Flag(name: .customLong("dev-auth"), help: "Accept `Authorization: Bearer dev:<uid>` (loopback hosts only; for tests and development).")
+    @Flag(name: .customLong("dev-auth"),
+          help: "Accept `Authorization: Bearer dev:<uid>` (bound to 127.0.0.0/8 or ::1 only, and only for requests to a loopback Host; for tests and development).")
     var devAuth = false
 
-    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Availability lookups per client and second (token bucket).", valueName: "PER_SECOND"))
+    @Option(name: .customLong("rate-limit"),
+            help: ArgumentHelp("Name lookups, claims, releases and renames per client (and per user) and second (token bucket).",
+                               valueName: "PER_SECOND"))
     var rateLimit: Double = 20
+
+    @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
+            help: ArgumentHelp("A proxy network (CIDR, repeatable) whose Forwarded / X-Forwarded-For headers name the client.",
+                               valueName: "CIDR"))
+    var trustedProxies: [String] = []
 
     @Option(name: .customLong("max-body-bytes"), help: "Largest JSON request body, in bytes.")
     var maxBodyBytes = ServiceLimits().maxBodyBytes
@@ -67,6 +75,20 @@ struct ServeCommand: ParsableCommand {
                                valueName: "SECONDS"))
     var streamIdleTimeout = 30
 
+    @Option(name: .customLong("stream-min-rate"),
+            help: ArgumentHelp("The slowest a streamed batch's body may arrive, after --stream-idle-timeout of grace; slower ends it.",
+                               valueName: "BYTES_PER_SECOND"))
+    var streamMinimumRate = ServiceLimits().streamMinimumBytesPerSecond
+
+    @Option(name: .customLong("header-read-timeout"),
+            help: ArgumentHelp("Seconds a request head may take once its first bytes arrived; then the connection is closed.",
+                               valueName: "SECONDS"))
+    var headerReadTimeout = 10
+
+    @Option(name: .customLong("connection-idle-timeout"),
+            help: ArgumentHelp("Seconds a connection may wait without any bytes of a next request; then it is closed.", valueName: "SECONDS"))
+    var connectionIdleTimeout = 60
+
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
     var connectTimeout = 10
 
@@ -78,13 +100,28 @@ struct ServeCommand: ParsableCommand {
         default: throw ValidationError("--jwks FILE and --project-id ID go together")
         }
         if devAuth, !DevAuthenticator.isLoopback(host) {
-            throw ValidationError("--dev-auth is for tests and local development: bind to a loopback host (127.0.0.1, ::1), not \(host)")
+            throw ValidationError("--dev-auth is for tests and local development: bind to a loopback address (127.0.0.0/8 or ::1), not `\(host)`")
         }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be more than 0, not \(rateLimit)") }
         for (flag, value) in [("--max-body-bytes", maxBodyBytes), ("--max-line-bytes", maxLineBytes),
                               ("--max-batch-streams", maxBatchStreams), ("--request-timeout", requestTimeout),
-                              ("--stream-idle-timeout", streamIdleTimeout), ("--connect-timeout", connectTimeout)] where value < 1 {
+                              ("--stream-idle-timeout", streamIdleTimeout), ("--header-read-timeout", headerReadTimeout),
+                              ("--connection-idle-timeout", connectionIdleTimeout), ("--connect-timeout", connectTimeout)] where value < 1 {
             throw ValidationError("\(flag) must be at least 1, not \(value)")
+        }
+        guard streamMinimumRate >= 0 else { throw ValidationError("--stream-min-rate must be 0 (no minimum) or more, not \(streamMinimumRate)") }
+        _ = try Self.networks(trustedProxies)
+    }
+
+    /// The `--trusted-proxy` networks.
+    ///
+    /// - Throws: `ValidationError` naming the first value that is not `ADDRESS[/BITS]`.
+    static func networks(_ values: [String]) throws -> [IPNetwork] {
+        try values.map { value in
+            guard let network = IPNetwork(cidr: value) else {
+                throw ValidationError("--trusted-proxy `\(value)` is not an address or a network in CIDR notation (10.0.0.0/8, 2001:db8::/32)")
+            }
+            return network
         }
     }
 
@@ -101,7 +138,10 @@ struct ServeCommand: ParsableCommand {
         }
         let (spec, host) = (store, host)
         let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
-                                   requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout))
+                                   requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout),
+                                   streamMinimumBytesPerSecond: streamMinimumRate, headerReadTimeout: .seconds(headerReadTimeout),
+                                   connectionIdleTimeout: .seconds(connectionIdleTimeout))
+        let proxies = try Self.networks(trustedProxies)
         let (port, appName, rate, connectTimeout) = (port, appName, rateLimit, Duration.seconds(connectTimeout))
         let (devAuth, jwks, projectID) = (devAuth, jwks, projectID)
         let status = waitFor {
@@ -121,7 +161,8 @@ struct ServeCommand: ParsableCommand {
             }
             defer { ClaimStoreLocation.close(opened) }
             let configuration = ServiceConfiguration(host: host, port: port, store: opened, ruleSets: ruleSets, appName: appName,
-                                                     authenticator: authenticator, limits: limits, lookupsPerSecond: rate)
+                                                     authenticator: authenticator, limits: limits, lookupsPerSecond: rate,
+                                                     trustedProxies: proxies)
             do {
                 try await RulesServer.run(configuration, logger: logger) { port in
                     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

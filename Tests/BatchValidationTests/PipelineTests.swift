@@ -19,7 +19,7 @@ struct PipelineTests {
         let writer = RecordWriter(options: WriterOptions(format: .csv))
         return ChunkContext(file: "test", jsonlPrefix: writer.jsonlPrefix(file: "test"),
                             decoder: try RecordDecoder.make(format: .lines, fields: FieldSelection(), header: nil),
-                            checker: checker, indexedRules: checker.indexedRules, plainValidAsIs: false, writer: writer, fixed: RecordContext(), failFast: false)
+                            checker: checker.shortcuts, indexedRules: checker.shortcuts.indexedRules, plainValidAsIs: false, writer: writer, fixed: RecordContext(), failFast: false)
     }
 
     /// Chunk `index` of a run: three lines, numbered from `3 × index + 1`; every fourth chunk slow.

@@ -292,7 +292,7 @@ let twoRuleChecker = ClosureChecker { value, _ in
 
 /// ``twoRuleChecker`` that also says which rules broke as bits — except for values holding a
 /// `q`, which it leaves to ``check(_:context:detail:)`` (a checker may decline).
-struct TwoRuleBitsChecker: FieldChecker {
+struct TwoRuleBitsChecker: FieldCheckerShortcuts {
     static let lowercase = FieldViolation(code: "TOY1", rule: "toy.lowercase", message: "Only lowercase letters.")
 
     /// The broken rules of `value`, by index, with their violations.
@@ -319,7 +319,7 @@ struct TwoRuleBitsChecker: FieldChecker {
 
 /// ``toyChecker`` with the valid-as-is shortcut: lowercase letters only (the toy's `normalized`
 /// is the value; its `key` is never written, as `includesKey` is off).
-struct AsIsToyChecker: FieldChecker {
+struct AsIsToyChecker: FieldCheckerShortcuts {
     func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         toyChecker.check(value, context: context, detail: detail)
     }

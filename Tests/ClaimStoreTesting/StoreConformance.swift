@@ -142,5 +142,57 @@ public enum StoreConformance {
             let recased = try await store.owner(of: "ivy")
             try require(recase.claimed && recased?.name == "IVY", "rename to same key: \(recase), held as \(String(describing: recased))")
         },
+        Check(name: "user-ids-compare-by-bytes") { store in
+            // `jose\u{301}` is canonically equivalent to `josé` (Swift's == says equal), but it is
+            // another user: it never claims, releases or renames what `josé` holds.
+            let (composed, decomposed) = ("jos\u{E9}", "jose\u{301}")
+            try require(try await store.claim("vname", by: composed).claimed, "josé's claim")
+            let claim = try await store.claim("vname", by: decomposed)
+            try require(!claim.claimed && claim.problems.map(\.code) == ["AV1003"], "equivalent user's claim: \(claim)")
+            let release = try await store.release("vname", by: decomposed)
+            try require(!release.succeeded && release.problems.map(\.code) == ["AV1005"], "equivalent user's release: \(release)")
+            let renameAway = try await store.rename(from: "vname", to: "wname", by: decomposed)
+            try require(!renameAway.claimed && renameAway.problems.map(\.code) == ["AV1005"], "equivalent user's rename away: \(renameAway)")
+            try require(try await store.claim("dname", by: decomposed).claimed, "the equivalent user is a user of its own")
+            // Renaming into josé's name is refused as taken, not a store fault.
+            let renameInto = try await store.rename(from: "dname", to: "VName", by: decomposed)
+            try require(!renameInto.claimed && renameInto.problems.map(\.code) == ["AV1003"], "rename into josé's name: \(renameInto)")
+            let vname = try await store.owner(of: "vname")
+            try require(vname.map { UserID.same($0.owner, composed) } == true, "vname's owner changed: \(String(describing: vname))")
+            let dname = try await store.owner(of: "dname")
+            try require(dname.map { UserID.same($0.owner, decomposed) } == true, "dname's owner changed: \(String(describing: dname))")
+            try require(try await store.owner(of: "wname") == nil, "wname was claimed")
+        },
+        Check(name: "invalid-user-ids-are-refused") { store in
+            // Empty ids and control characters (NUL above all: a C string ends there) never reach storage.
+            for user in ["", "victim\u{0}x", "\u{0}", "tab\tuser", "bell\u{7}", "del\u{7F}", "c1\u{85}"] {
+                let claim = try await store.claim("nobody.s", by: user)
+                try require(!claim.claimed && claim.problems.map(\.code) == ["AV1008"], "claim by \(user.debugDescription): \(claim)")
+                let release = try await store.release("nobody.s", by: user)
+                try require(release.problems.map(\.code) == ["AV1008"], "release by \(user.debugDescription): \(release)")
+                let rename = try await store.rename(from: "nobody.s", to: "nobody.t", by: user)
+                try require(rename.problems.map(\.code) == ["AV1008"], "rename by \(user.debugDescription): \(rename)")
+            }
+            try require(try await store.owner(of: "nobody.s") == nil, "an invalid user's claim was stored")
+            try require(try await store.owner(of: "nobody.t") == nil, "an invalid user's rename was stored")
+        },
+        Check(name: "a-nul-never-acts-as-the-user-before-it") { store in
+            try require(try await store.claim("vic.name", by: "victim").claimed, "victim's claim")
+            try require(try await store.claim("v1.name", by: "victim1").claimed, "victim1's claim")
+            let asVictim = try await store.claim("fresh", by: "victim\u{0}x")
+            try require(asVictim.problems.map(\.code) == ["AV1008"], "claim by victim\\0x: \(asVictim)")
+            let release = try await store.release("vic.name", by: "victim\u{0}x")
+            try require(release.problems.map(\.code) == ["AV1008"], "release by victim\\0x: \(release)")
+            // victim1\0evil is not told victim1's name (an AV1006 would name it).
+            let asVictim1 = try await store.claim("other", by: "victim1\u{0}evil")
+            try require(asVictim1.problems.map(\.code) == ["AV1008"] && !asVictim1.problems.contains { $0.message.contains("v1.name") },
+                        "claim by victim1\\0evil: \(asVictim1)")
+            try require(try await store.owner(of: "fresh") == nil, "victim\\0x's claim was stored")
+            try require(try await store.owner(of: "vic.name")?.owner == "victim", "victim lost its name")
+            let again = try await store.claim("vic.name", by: "victim")
+            try require(again.claimed && again.problems.isEmpty, "victim's own name: \(again)")
+            let second = try await store.claim("vic.other", by: "victim")
+            try require(second.problems.map(\.code) == ["AV1006"], "victim holds exactly its one name: \(second)")
+        },
     ]
 }

@@ -111,3 +111,23 @@ public func withPayload(_ token: String, _ claims: [String: JWTHeaderField]) thr
     parts[1] = base64URL(try JSONEncoder().encode(claims))
     return parts.joined(separator: ".")
 }
+
+/// Signs `payload`, JSON text used exactly as written (a number out of range, deep nesting,
+/// anything jwt-kit's encoder would not write), RS256 with ``TestKeys/first`` under `kid`.
+public func sign(rawPayload payload: String, kid: String = "key-1") async throws -> String {
+    let keys = JWTKeyCollection()
+    await keys.add(rsa: TestKeys.first, digestAlgorithm: .sha256, serializer: RawPayloadSerializer(payload: payload))
+    var header = JWTHeader()
+    header.kid = kid
+    return try await keys.sign(Claims([:]), header: header)
+}
+
+/// A serializer that writes a fixed payload text instead of the payload it is given.
+private struct RawPayloadSerializer: JWTSerializer {
+    let payload: String
+    var jsonEncoder: any JWTJSONEncoder { JSONEncoder() }
+
+    func serialize(_ payload: some JWTPayload, header: JWTHeader) throws -> Data {
+        Data(base64URL(Data(self.payload.utf8)).utf8)
+    }
+}

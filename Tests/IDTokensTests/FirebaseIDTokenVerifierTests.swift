@@ -237,4 +237,62 @@ struct RejectedTokenTests {
         let token = try await sign(claims { $0["padding"] = .string(String(repeating: "x", count: 16 * 1024)) })
         #expect(try await refusal(token) == .malformedToken(reason: "it is longer than 16384 bytes"))
     }
+
+    @Test("a control character in sub is AUTH1012, and the sub is not repeated",
+          arguments: ["victim\u{0}x", "victim1\u{0}evil", "a\u{1B}[31mred", "tab\tuser", "line\nbreak", "del\u{7F}", "next\u{85}line"])
+    func controlCharacterInSubject(sub: String) async throws {
+        let error = try await refusal(try await sign(claims { $0["sub"] = .string(sub) }))
+        #expect(error.code == "AUTH1012")
+        #expect(error.message.hasPrefix("The ID token's sub (the uid) contains the control character U+"))
+        #expect(!error.message.contains("victim") && !error.message.contains("user") && !error.message.contains("red"))
+    }
+
+    @Test("a missing claim (AUTH1006) is reported before a wrong value (AUTH1007…), as docs/ID-TOKENS.md orders them")
+    func presenceComesFirst() async throws {
+        let wrongIssuerNoSub = try await refusal(try await sign(claims {
+            $0["iss"] = "https://securetoken.google.com/other-project"
+            $0["sub"] = nil
+        }))
+        #expect(wrongIssuerNoSub == .malformedClaim(name: "sub", problem: "is missing"))
+        let expiredNoAuthTime = try await refusal(try await sign(claims {
+            $0["exp"] = .int(Int(now.timeIntervalSince1970) - 3600)
+            $0["auth_time"] = "yesterday"
+        }))
+        #expect(expiredNoAuthTime == .malformedClaim(name: "auth_time", problem: "is a string, not seconds since 1970"))
+    }
+
+    /// A valid payload's JSON text with `exp` written as `exp`.
+    func payload(exp: String, extra: String = "") -> String {
+        let t = Int(now.timeIntervalSince1970)
+        return #"{"iss": "https://securetoken.google.com/\#(projectID)", "aud": "\#(projectID)", "sub": "user-1", "#
+            + #""iat": \#(t - 60), "auth_time": \#(t - 600), "exp": \#(exp)\#(extra)}"#
+    }
+
+    @Test("the raw-payload signer makes tokens the verifier accepts (so the refusals below are about the payload)")
+    func rawPayloadSigner() async throws {
+        let verified = try await makeVerifier().verify(try await sign(rawPayload: payload(exp: "\(Int(now.timeIntervalSince1970) + 3600)")))
+        #expect(verified.uid == "user-1")
+    }
+
+    @Test("a payload whose claims do not decode is AUTH1013, not a signature problem")
+    func undecodablePayload() async throws {
+        let huge = try await refusal(try await sign(rawPayload: payload(exp: "1e400")))
+        #expect(huge == .malformedPayload(reason: #"at "exp": a number is out of range"#))
+        #expect(huge.code == "AUTH1013")
+        #expect(!huge.message.contains("signature") && !huge.message.contains("1e400"))
+
+        let depth = 40
+        let deep = String(repeating: #"{"a": "#, count: depth) + "1" + String(repeating: "}", count: depth)
+        let nested = try await refusal(try await sign(rawPayload: payload(exp: "\(Int(now.timeIntervalSince1970) + 3600)", extra: #", "deep": \#(deep)"#)))
+        #expect(nested.code == "AUTH1013")
+        #expect(nested == .malformedPayload(reason: #"at "deep": claims nest deeper than 32 levels"#))
+
+        let deepList = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+        let list = try await refusal(try await sign(rawPayload: payload(exp: "\(Int(now.timeIntervalSince1970) + 3600)", extra: #", "deep": \#(deepList)"#)))
+        #expect(list.code == "AUTH1013")
+        #expect(list.message.hasSuffix("claims nest deeper than 32 levels."), "\(list.message)")
+
+        let inList = try await refusal(try await sign(rawPayload: payload(exp: "\(Int(now.timeIntervalSince1970) + 3600)", extra: #", "xs": [1, -1e999]"#)))
+        #expect(inList == .malformedPayload(reason: #"at "xs": a number is out of range"#))
+    }
 }

@@ -42,8 +42,32 @@ struct PostgresLocationTests {
         #expect(!location.description.contains("s3cret"))
     }
 
+    @Test("an unescaped @ or / in the password: the user information ends at the last @, and none of it is ever shown",
+          arguments: [
+              ("postgres://u@SECRET@127.0.0.1/db", "u@SECRET", nil as String?),
+              ("postgres://u:p@SECRET@127.0.0.1:5433/db", "u", "p@SECRET"),
+              ("postgres://u:1234/SECRET@127.0.0.1/db", "u", "1234/SECRET"),
+              ("postgresql://u:SEC%40RET@127.0.0.1/db", "u", "SEC@RET"),
+          ])
+    func userInformationEndsAtTheLastAt(url: String, user: String, password: String?) throws {
+        let location = try PostgresLocation(url: url)
+        #expect(location.username == user && location.password == password)
+        #expect(location.host == "127.0.0.1" && location.database == "db")
+        #expect(location.description.hasPrefix("postgres://***@127.0.0.1:"))
+        #expect(!location.description.contains("SECRET") && !location.description.contains("SEC"))
+        #expect(!PostgresLocation.redacted(url).contains("SECRET") && !PostgresLocation.redacted(url).contains("SEC%40RET"))
+    }
+
+    @Test func redactionHidesEverythingBetweenTheSchemeAndTheLastAt() {
+        #expect(PostgresLocation.redacted("postgres://u@SECRET@host/db") == "postgres://***@host/db")
+        #expect(PostgresLocation.redacted("postgres://u:p@ss@word@host:5432/db?sslmode=disable") == "postgres://***@host:5432/db?sslmode=disable")
+        #expect(PostgresLocation.redacted("postgres://host/db") == "postgres://host/db")
+        #expect(PostgresLocation.redacted("sqlite:./a@b.sqlite") == "sqlite:./a@b.sqlite")
+    }
+
     @Test(arguments: [
         "mysql://a@h/db", "postgres://h/db", "postgres://a@h", "postgres://a@h/db?sslmode=maybe", "postgres://a@h/db?schema=Bad-Name",
+        "postgres://:pw@h/db", "postgres://a@/db",
     ])
     func malformedLocationsAreRefused(_ url: String) {
         let error = #expect(throws: ClaimStoreError.self) { try PostgresLocation(url: url) }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import RulesService
 import RulesTestSupport
 import Testing
 
@@ -24,6 +25,7 @@ struct HostileRequestTests {
 
     @Test("the answer is as the case says", arguments: cases)
     func answer(_ hostile: HostileRequestCase) async throws {
+        if let raw = hostile.raw { return try await answerOnTheWire(hostile, raw.bytes) }
         try await ServiceHarness().test { client in
             var headers: HTTPFields = [:]
             if hostile.body != nil { headers[.contentType] = "application/json" }
@@ -35,6 +37,22 @@ struct HostileRequestTests {
                                                   headers: headers, body: hostile.body.map { ByteBuffer(bytes: $0.bytes) })
             #expect(answer.status.code == hostile.status, "\(hostile.id): \(hostile.why)\n\(answer.text.prefix(600))")
             if let code = hostile.code { #expect(answer.errorCode == code, "\(hostile.id): \(answer.text.prefix(600))") }
+            let health = try await client.execute(uri: "/healthz", method: .get)
+            #expect(health.status == .ok, "\(hostile.id): the service still answers")
+        }
+    }
+
+    /// A `raw` case: its bytes to a live service on 127.0.0.1, one answer in the error shape
+    /// back, then `/healthz` on a new connection.
+    func answerOnTheWire(_ hostile: HostileRequestCase, _ bytes: Data) async throws {
+        var harness = try await ServiceHarness()
+        harness.configuration.port = 0
+        try await RulesServer.application(harness.configuration, logger: harness.logs.logger).test(.live) { client in
+            let port = try #require(client.port)
+            let answer = RawResponse(try await RawConnection.exchange(port: port, Array(bytes)))
+            #expect(answer.status == hostile.status, "\(hostile.id): \(hostile.why)\n\(answer.text.prefix(600))")
+            #expect(answer.count == 1, "\(hostile.id): exactly one answer")
+            if let code = hostile.code { #expect(answer.errorCode == code && answer.isJSON, "\(hostile.id): \(answer.text.prefix(600))") }
             let health = try await client.execute(uri: "/healthz", method: .get)
             #expect(health.status == .ok, "\(hostile.id): the service still answers")
         }

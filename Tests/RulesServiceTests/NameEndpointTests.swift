@@ -123,10 +123,10 @@ struct NameEndpointTests {
             harness.clock.advance(by: 0.5)
             #expect(try await client.send(.get, "/v1/names/Joe.Doe").status == .ok)
             #expect(try await client.send(.get, "/v1/names/Joe.Doe").status == .tooManyRequests)
-            // Claims are not lookups: not limited.
-            #expect(try await client.send(.post, "/v1/names/Joe.Doe/claim", user: "u1").status == .ok)
+            // Claims share the bucket (ClientIdentityTests): limited too.
+            #expect(try await client.send(.post, "/v1/names/Joe.Doe/claim", user: "u1").status == .tooManyRequests)
         }
-        #expect(harness.store.asked.filter { $0 == "Joe.Doe" }.count == 2, "one lookup and the claim; the limited lookups never reached the store")
+        #expect(harness.store.asked.filter { $0 == "Joe.Doe" }.count == 1, "one lookup; the limited requests never reached the store")
     }
 
     @Test("503 with the store's code when the store is down; readyz says so too")

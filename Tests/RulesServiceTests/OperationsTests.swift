@@ -45,7 +45,8 @@ struct OperationsTests {
             #expect(document.contains("\n  \(path)\n"), "\(path) is not documented")
         }
         for code in ["API1001", "API1002", "API1003", "API1101", "API1102", "API1201", "API1202", "API1203", "API1204", "API1301", "API1401",
-                     "API1501", "API1502", "API1601", "API1602", "AV1001", "AV1002", "AV1003", "AV1004", "AV1005", "AV1006", "AV1007"] {
+                     "API1501", "API1502", "API1601", "API1602", "AV1001", "AV1002", "AV1003", "AV1004", "AV1005", "AV1006", "AV1007",
+                     "API1005", "API1205", "API1303", "API1603", "AV1008"] {
             #expect(document.contains(code), "\(code) is not documented")
         }
     }
@@ -63,15 +64,17 @@ struct OperationsTests {
         }
     }
 
-    @Test("--dev-auth is refused unless bound to loopback")
+    @Test("--dev-auth is refused unless bound to a loopback address (127.0.0.0/8, ::1)")
     func devAuthNeedsLoopback() async throws {
         var harness = try await ServiceHarness()
-        for host in ["127.0.0.1", "::1", "localhost"] {
+        for host in ["127.0.0.1", "127.3.2.1", "::1"] {
             harness.configuration.host = host
             #expect(throws: Never.self) { try RulesServer.router(harness.configuration) }
         }
-        harness.configuration.host = "0.0.0.0"
-        #expect(throws: ServiceSetupError.self) { try RulesServer.router(harness.configuration) }
+        for host in ["0.0.0.0", "127.0.0.1.example.com", "localhost", "::"] {
+            harness.configuration.host = host
+            #expect(throws: ServiceSetupError.self, "\(host)") { try RulesServer.router(harness.configuration) }
+        }
         harness.configuration.authenticator = nil
         #expect(throws: Never.self) { try RulesServer.router(harness.configuration) }
     }

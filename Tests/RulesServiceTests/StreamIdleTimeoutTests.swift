@@ -108,6 +108,69 @@ struct StreamIdleTimeoutTests {
         #expect(served.status == .ok, "the stalled batch gave its slot back")
     }
 
+    /// Feeds `bytes` one byte per virtual second until `task` is done (at most 10 virtual
+    /// minutes; then the body ends, so a minimum rate that never bites fails the expectations).
+    func trickle<Value: Sendable>(_ bytes: [UInt8], into body: RequestBody.Source, on clock: TestClock<Duration>,
+                                  until task: Task<Value, any Error>) async throws -> (value: Result<Value, any Error>, fed: Int) {
+        let done = DoneFlag()
+        let watcher = Task {
+            defer { done.set() }
+            return await task.result
+        }
+        var fed = 0
+        while !done.isSet && fed < 600 {
+            await body.yield(ByteBuffer(bytes: [bytes[fed % bytes.count]]))
+            fed += 1
+            await clock.advance(by: .seconds(1))
+        }
+        // Ended either way: a source must be finished before it goes.
+        body.finish()
+        return (await watcher.value, fed)
+    }
+
+    @Test("a body trickled a byte at a time before its first row gets 408 API1603, and the slot comes back")
+    func trickleBeforeRows() async throws {
+        let service = try await Service()
+        let (response, source) = service.batch()
+        // One long line that never ends: no row is ever ready.
+        let (result, fed) = try await trickle(Array("{\"value\": \"".utf8) + Array(repeating: UInt8(ascii: "a"), count: 64),
+                                              into: source, on: service.clock, until: response)
+        let refused = try result.get()
+        #expect(refused.status == .requestTimeout)
+        let writer = CollectingWriter()
+        try await refused.body.write(writer)
+        let error = try JSONSerialization.jsonObject(with: Data(writer.text.utf8)) as? [String: [String: String]]
+        #expect(error?["error"]?["code"] == "API1603", "\(writer.text)")
+        #expect(error?["error"]?["message"]?.contains("at least 512 bytes per second") == true)
+        #expect(fed < 600, "the minimum rate ended the stream, not the test's own end of the body")
+
+        let (next, nextSource) = service.batch()
+        nextSource.finish()
+        #expect(try await next.value.status == .ok, "the trickling batch gave its slot back")
+    }
+
+    @Test("a body trickled a byte at a time after its first rows is cut off (the response ends unfinished), and the slot comes back")
+    func trickleAfterRows() async throws {
+        let service = try await Service()
+        let (response, source) = service.batch()
+        await source.yield(ByteBuffer(string: "{\"value\": \"a@b.c\"}\n"))
+        let head = try await response.value
+        #expect(head.status == .ok)
+        let writer = CollectingWriter()
+        let written = Task { try await head.body.write(writer) }
+        // Whole lines, a byte a second: never idle, always too slow.
+        let (result, fed) = try await trickle(Array("{\"value\": \"x@y.z\"}\n".utf8), into: source, on: service.clock, until: written)
+        #expect(throws: (any Error).self, "the body writer fails, so the connection closes") { try result.get() }
+        #expect(!writer.isFinished, "no end of the response: a client cannot take it for complete")
+        #expect(writer.text.hasPrefix(#"{"record": 1, "valid": true"#))
+        #expect(!writer.text.contains("input.idle-timeout"))
+        #expect(fed < 600)
+
+        let (next, nextSource) = service.batch()
+        nextSource.finish()
+        #expect(try await next.value.status == .ok, "the trickling batch gave its slot back")
+    }
+
     @Test("a body that ends gets every row and no idle-timeout row")
     func endedBody() async throws {
         let service = try await Service()

@@ -108,8 +108,13 @@ public struct HostileRequestCase: HostileCase {
     public let status: Int
     /// The error code the answer's body must carry (`{"error": {"code": …}}`), when it is an error.
     public let code: String?
+    /// The whole request as bytes on the wire, for framing no HTTP client would send (a broken
+    /// chunked body, an unknown `Transfer-Encoding`): sent over a TCP connection to a live
+    /// server, whose single answer is read until it closes the connection. `method` and `path`
+    /// then only describe it, and `headers` and `body` are not used.
+    public let raw: CaseText?
 
-    private enum CodingKeys: String, CodingKey { case name, why, method, path, headers, body, status, code }
+    private enum CodingKeys: String, CodingKey { case name, why, method, path, headers, body, status, code, raw }
 }
 
 /// Reads the hostile suite.

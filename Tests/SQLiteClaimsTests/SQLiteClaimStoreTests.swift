@@ -25,6 +25,35 @@ struct SQLiteClaimStoreTests {
         #expect(try await reopened.owner(of: "persisted.name") == Claim(name: "Persisted.Name", key: "persisted.name", owner: "u1"))
     }
 
+    /// A policy that takes any name as its own key, NULs included (the app's policy refuses
+    /// control characters; the store must not depend on that).
+    struct AnyNamePolicy: DisplayNamePolicy {
+        func evaluate(_ name: String) -> NameEvaluation { NameEvaluation(key: name, violations: [], isReserved: false) }
+    }
+
+    @Test("text is bound and read with its length: a NUL inside a name is kept, not the end of it")
+    func aNulInsideTextRoundTrips() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteClaimStore(path: directory.path("names.sqlite"), policy: AnyNamePolicy())
+        #expect(try await store.claim("victim", by: "u1").claimed)
+        let withNul = try await store.claim("victim\u{0}x", by: "u2")
+        #expect(withNul.claimed && withNul.problems.isEmpty, "a different key, not `victim`: \(withNul)")
+        let held = try await store.owner(of: "victim\u{0}x")
+        #expect(held.map { Array($0.key.utf8) } == Array("victim\u{0}x".utf8))
+        #expect(held.map { Array($0.name.utf8) } == Array("victim\u{0}x".utf8))
+        #expect(held?.owner == "u2")
+        #expect(try await store.owner(of: "victim")?.owner == "u1")
+        let all = try await store.allClaims()
+        #expect(all.map { Array($0.key.utf8) } == [Array("victim".utf8), Array("victim\u{0}x".utf8)])
+        #expect(try await store.availableNames(among: ["victim\u{0}x", "victim\u{0}y", "victim"]) == ["victim\u{0}y"])
+        // A release of the longer key leaves the shorter one alone.
+        #expect(try await store.release("victim\u{0}x", by: "u2").succeeded)
+        #expect(try await store.owner(of: "victim")?.owner == "u1")
+        #expect(try await store.owner(of: "victim\u{0}x") == nil)
+        #expect(try await store.integrityProblems().isEmpty)
+    }
+
     @Test func aFileThatIsNotADatabaseIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

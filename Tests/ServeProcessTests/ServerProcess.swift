@@ -69,8 +69,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 }
 
-/// Runs `validate` with `arguments` to the end: (status, stderr).
-func runValidate(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+/// Runs `validate` with `arguments` to the end: (status, stderr). A run still going after
+/// `killAfter` is killed (so a server that starts when it should have refused fails the test
+/// instead of hanging it; its status is then SIGKILL's).
+func runValidate(_ arguments: [String], killAfter: Duration = .seconds(300)) throws -> (status: Int32, stderr: String) {
     let process = Process()
     process.executableURL = validateBinary
     process.arguments = arguments
@@ -79,8 +81,12 @@ func runValidate(_ arguments: [String]) throws -> (status: Int32, stderr: String
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
+    let pid = process.processIdentifier
+    let guardTimer = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(killAfter.components.seconds)), execute: guardTimer)
     let data = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    guardTimer.cancel()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 

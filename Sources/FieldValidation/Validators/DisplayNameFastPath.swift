@@ -1,13 +1,18 @@
-/// The fused fast path for display names: one pass over the bytes decides every pattern and
-/// length rule of the shipped policy, and list rules are probed with keys built on the stack.
-/// A valid ASCII name costs no allocation and no reference counting; an invalid one costs only
-/// the violations it reports.
+import PatternAutomata
+
+/// The fused fast path for display names: one pass over the bytes runs the pack's pattern
+/// automaton (every must-match and must-not-match rule at once, one table step per byte) and
+/// fingerprints the name's list key; length rules read the pass's counts, and list rules are
+/// probed with keys built on the stack. A valid ASCII name costs no allocation and no reference
+/// counting; an invalid one costs only the violations it reports.
 ///
-/// It exists only when every active pattern rule is one it implements exactly (recognized by
-/// kind and pattern text, so overriding a message or a length keeps it) and the pack has at most
-/// 64 rules; otherwise names go rule by rule. Violations of pattern rules are captured once at
-/// build time by running the real rule on a sample, so both paths report identical values; the
-/// property test `FastPathTests` checks they agree on generated names.
+/// Nothing here knows which rules ship: the automaton is compiled from the pack's patterns
+/// (PatternAutomata), and the list prefilters from the lists' keys. It exists when the pack has
+/// at most 62 rules; pattern rules the automaton cannot decide exactly (prefilters, patterns left
+/// to PCRE2), and Swift rules, are left to the rules themselves. A must-not-match violation is
+/// worded once at build time when every match of its pattern is the same text (`\.\.`),
+/// else by PCRE2 for the name; the property tests `FastPathTests` and
+/// `PackAutomatonDifferentialTests` check both paths agree.
 final class DisplayNameFastPath: @unchecked Sendable {
     // INVARIANT: `probes` is written only in `init` and freed in `deinit`; the tables it points
     // to are kept alive by `tables`. Concurrent reads are safe.
@@ -54,16 +59,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let excludesNonASCII: Bool
     }
 
-    // Which rules each fact of the scan violates, as bit sets of rule indices (plain values, so
-    // deciding costs no reference counting).
-    /// `[A-Za-z0-9._]*` or `+` as a whole match: violated by any byte outside the set.
-    private let characterRules: UInt64
-    /// `[A-Za-z0-9._]+`: also violated by the empty name.
-    private let nonEmptyRules: UInt64
-    private let leadingPeriodRules: UInt64
-    private let trailingPeriodRules: UInt64
-    private let consecutivePeriodRules: UInt64
-    /// Swift rules: always run by the validator.
+    /// The pack's pattern rules as one automaton whose outcome bit `i` is rule `i`'s pattern
+    /// matching, plus ``unplainBit``: some byte a JSON string must escape, or non-ASCII.
+    private let automaton: ByteAutomaton
+    /// The rules the automaton decides, and among them the must-match ones (violated when their
+    /// bit is clear).
+    private let automatonRules: UInt64
+    private let mustMatchRules: UInt64
+    /// Rules the pass decides violated but whose wording names the match: worded by PCRE2.
+    private let wordedRules: UInt64
+    /// Swift rules, and pattern rules with no exact automaton: always run by the validator.
     private let uncoveredRules: UInt64
     private let lengthRules: [LengthRule]
     private let listRules: [ListRule]
@@ -101,60 +106,76 @@ final class DisplayNameFastPath: @unchecked Sendable {
     private let minLength: Int
     private let maxLength: Int
 
-    private static let knownPatterns: [String: String] = [
-        "must-match \u{0}[A-Za-z0-9._]*": "characters*", "must-match \u{0}[A-Za-z0-9._]+": "characters+",
-        "must-not-match \u{0}\\A\\.": "leading", "must-not-match \u{0}^\\.": "leading",
-        "must-not-match \u{0}\\.\\z": "trailing", "must-not-match \u{0}\\.\\.": "consecutive",
-    ]
+    /// The outcome bit of the automaton's own pattern: a byte outside printable ASCII, `"` or `\`.
+    private static let unplainBit = 63
+    private static let unplainPattern = #"[^\x20\x21\x23-\x5B\x5D-\x7E]"#
 
     init?(_ rules: CompiledRuleSet, appName: String?) {
-        guard rules.rules.count <= 64 else { return nil }
-        var characters: UInt64 = 0, nonEmpty: UInt64 = 0, leading: UInt64 = 0, trailing: UInt64 = 0
-        var consecutive: UInt64 = 0, uncovered: UInt64 = 0
+        guard rules.rules.count <= Self.unplainBit else { return nil }
+        var automatonRules: UInt64 = 0, mustMatch: UInt64 = 0, worded: UInt64 = 0, uncovered: UInt64 = 0
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
         var violations: [Violation?] = []
         var probes: [Probe] = []
         var lists: [KeyList] = []
         var tables: [ByteKeyTable] = []
         var minLength = 0, maxLength = Int.max
-        /// The violation the real rule reports for `sample`, so both paths agree exactly.
-        func sampleViolation(_ rule: CompiledRule, _ sample: String) -> Violation? {
-            rule.evaluate(FieldInput(field: .displayName, value: sample, appName: appName))
+        var patterns: [(pattern: String, use: PatternUse)] = [], bits: [Int] = []
+        for (index, rule) in rules.rules.enumerated() {
+            switch rule.check {
+            case .mustMatch(let pattern), .mustNotMatch(let pattern):
+                let isMustMatch: Bool
+                if case .mustMatch = rule.check { isMustMatch = true } else { isMustMatch = false }
+                patterns.append((pattern.source, isMustMatch ? .wholeSubject : .search))
+                bits.append(index)
+                violations.append(nil)
+            default:
+                violations.append(nil)
+            }
+        }
+        patterns.append((Self.unplainPattern, .search))
+        bits.append(Self.unplainBit)
+        let set = PatternSet(patterns, bits: bits)
+        // One automaton for every exact pattern and the plain-ASCII check, or no fast path.
+        guard set.automata.count == 1, let automaton = set.automata.first, set.strategies.last == .automaton else { return nil }
+        for (position, index) in bits.dropLast().enumerated() {
+            let bit: UInt64 = 1 << UInt64(index)
+            let rule = rules.rules[index]
+            guard set.strategies[position] == .automaton else {
+                uncovered |= bit
+                continue
+            }
+            automatonRules |= bit
+            if case .mustMatch = rule.check {
+                mustMatch |= bit
+                violations[index] = rule.staticViolation
+            } else if let text = set.fixedMatches[position] {
+                // Every match is `text`: the violation is the one the rule reports for it.
+                violations[index] = rule.knownPatternViolation(FieldInput(field: .displayName, value: text, appName: appName))
+            } else {
+                worded |= bit
+            }
         }
         for (index, rule) in rules.rules.enumerated() {
-            let bit: UInt64 = 1 << UInt64(index)
             switch rule.check {
             case .mustMatch, .mustNotMatch:
-                let key = (rule.definition.kind?.rawValue ?? "") + " \u{0}" + (rule.definition.pattern ?? "")
-                let sample: String
-                switch Self.knownPatterns[key] {
-                case "characters*": (characters, sample) = (characters | bit, "-")
-                case "characters+": (characters, nonEmpty, sample) = (characters | bit, nonEmpty | bit, "-")
-                case "leading": (leading, sample) = (leading | bit, ".a")
-                case "trailing": (trailing, sample) = (trailing | bit, "a.")
-                case "consecutive": (consecutive, sample) = (consecutive | bit, "a..b")
-                default: return nil
-                }
-                guard let violation = sampleViolation(rule, sample) else { return nil }
-                violations.append(violation)
+                continue
             case let .length(unit, min, max):
                 minLength = Swift.max(minLength, min ?? 0)
                 maxLength = Swift.min(maxLength, max ?? Int.max)
                 lengthRules.append(LengthRule(index: index, unit: unit, min: min, max: max))
-                violations.append(rule.fixedLengthViolation)
+                violations[index] = rule.fixedLengthViolation
             case let .list(list):
                 tables.append(list.table)
                 lists.append(list)
                 probes.append(Self.probe(for: list))
                 listRules.append(ListRule(index: index, probe: probes.count - 1))
-                violations.append(rule.staticViolation)
+                violations[index] = rule.staticViolation
             case .swift:
-                uncovered |= bit
-                violations.append(nil)
+                uncovered |= 1 << UInt64(index)
             }
         }
-        (characterRules, nonEmptyRules, leadingPeriodRules) = (characters, nonEmpty, leading)
-        (trailingPeriodRules, consecutivePeriodRules, uncoveredRules) = (trailing, consecutive, uncovered)
+        self.automaton = automaton
+        (self.automatonRules, mustMatchRules, wordedRules, uncoveredRules) = (automatonRules, mustMatch, worded, uncovered)
         self.lengthRules = lengthRules
         self.listRules = listRules
         self.fixedViolations = violations
@@ -236,83 +257,61 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     // MARK: - Scanning
 
-    /// Byte classes: 0 not allowed, 1 allowed, 3 period (allowed; bit 2 marks periods),
-    /// 4 non-ASCII lead byte, 8 UTF-8 continuation byte.
-    // INVARIANT: written once here, then only read.
-    nonisolated(unsafe) private static let classes: UnsafeMutablePointer<UInt8> = {
-        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        table.initialize(repeating: 0, count: 256)
-        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = 1 }
-        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = 1 }
-        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = 1 }
-        table[Int(UInt8(ascii: "_"))] = 1
-        table[Int(UInt8(ascii: "."))] = 3
-        for byte in 0x80...0xBF { table[byte] = 8 }
-        for byte in 0xC0...0xFF { table[byte] = 4 }
-        return table
-    }()
-
-    /// True when every byte an accepted name may hold (class 1 or 3) is printable ASCII other
-    /// than `"` and `\`.
-    var acceptsOnlyPlainASCII: Bool {
-        (0..<256).allSatisfy { byte in
-            Self.classes[byte] & 1 == 0 || (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
-        }
-    }
+    /// True: every name ``quickAccept(_:)`` accepts is printable ASCII other than `"` and `\`
+    /// (the automaton's own pattern says so in the same pass).
+    var acceptsOnlyPlainASCII: Bool { true }
 
     /// What one pass over the bytes learns.
     struct Scan {
         var octets = 0
         var codePoints = 0
-        var allAllowed = true
         var isASCII = true
-        var leadingPeriod = false
-        var trailingPeriod = false
-        var consecutivePeriods = false
+        /// The automaton's outcome bits.
+        var matches: UInt64 = 0
     }
 
     /// The outcome for valid UTF-8 `bytes`: the violated rules as a bit set of rule indices,
-    /// plus the list rules that still need the string path (non-ASCII names).
+    /// plus the rules that still need their own check (Swift rules, patterns without an exact
+    /// automaton, list rules on non-ASCII names).
     struct Outcome {
         var violated: UInt64 = 0
         var pending: UInt64 = 0
         var scan = Scan()
     }
 
-    /// What the quick pass over a name learns: which class bits every byte has, which two
-    /// neighbours share (only period & period shares bit 2), the last byte's class, and the
-    /// fingerprint of the first list key.
+    /// What the quick pass over a name learns: the automaton's state and the fingerprint of the
+    /// first list key.
     struct QuickScan {
-        var every: UInt8 = 0xFF
-        var neighbours: UInt8 = 0
-        var last: UInt8 = 0
+        var state: UInt32
         var hash = ListSignature.seed
     }
 
-    /// The quick pass over `count` (≥ 1) bytes: branch-free, as valid names are read to the end
-    /// anyway.
+    /// The quick pass over `count` bytes: one table step and one addition per byte.
     @inline(__always)
     private func quickScan(_ input: UnsafePointer<UInt8>, _ count: Int) -> QuickScan {
-        let classes = Self.classes, values = quickSignature.values
-        var scan = QuickScan()
+        let values = quickSignature.values
+        var scan = QuickScan(state: automaton.start)
         for i in 0..<count {
             let byte = input[i]
-            let kind = classes[Int(byte)]
-            scan.every &= kind
-            scan.neighbours |= kind & scan.last
-            scan.last = kind
+            scan.state = automaton.step(scan.state, byte)
             scan.hash = scan.hash &+ values[Int(byte)]
         }
         return scan
     }
 
+    /// The automaton's rules `matches` violates.
+    @inline(__always)
+    private func patternViolations(_ matches: UInt64) -> UInt64 {
+        (matches ^ mustMatchRules) & automatonRules
+    }
+
     /// Whether a name of `count` bytes with this quick scan is valid under the pattern, length
-    /// and list rules: every byte allowed, no period first, last or twice in a row, and in no
-    /// list.
+    /// and list rules: no pattern rule violated, plain ASCII, within the lengths, and in no list.
     @inline(__always)
     private func accepts(_ scan: QuickScan, _ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        count >= Swift.max(1, minLength) && count <= maxLength && scan.every & 1 == 1 && scan.neighbours & 2 == 0
-            && scan.last != 3 && input[0] != UInt8(ascii: ".") && !quickSignature.mayContain(scan.hash)
+        let matches = automaton.outcome(scan.state)
+        return count >= minLength && count <= maxLength && patternViolations(matches) == 0
+            && matches >> UInt64(Self.unplainBit) == 0 && !quickSignature.mayContain(scan.hash)
             && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
     }
 
@@ -322,7 +321,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     @inline(__always)
     func quickAccept(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
-        guard count >= Swift.max(1, minLength), count <= maxLength,
+        guard count >= minLength, count <= maxLength, count > 0,
               let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         return accepts(quickScan(input, count), input, count)
     }
@@ -346,18 +345,15 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// returns false to stop. Returns how many were skipped.
     func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-        let classes = Self.classes, values = quickSignature.values, total = bytes.count
+        let values = quickSignature.values, total = bytes.count
         var i = 0, index = 0, skipped = 0
         while i < total {
             let start = i
-            var scan = QuickScan()
+            var scan = QuickScan(state: automaton.start)
             while i < total {
                 let byte = input[i]
                 if byte == 0x0A { break }
-                let kind = classes[Int(byte)]
-                scan.every &= kind
-                scan.neighbours |= kind & scan.last
-                scan.last = kind
+                scan.state = automaton.step(scan.state, byte)
                 scan.hash = scan.hash &+ values[Int(byte)]
                 i += 1
             }
@@ -369,7 +365,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 verdict = .validAsIs
             } else {
                 let outcome = self.outcome(of: scan, input + start, count)
-                verdict = outcome.pending == 0 ? .violated(outcome.violated) : .undecided
+                verdict = outcome.pending == 0 && outcome.violated & wordedRules == 0 ? .violated(outcome.violated) : .undecided
             }
             if verdict == .validAsIs && skippingValid {
                 skipped += 1
@@ -389,17 +385,18 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// Decides every covered rule for valid UTF-8 `bytes`, in pack order, honouring `unless`:
-    /// one quick pass decides a valid name and the facts of a name of allowed bytes; a name
-    /// with other bytes takes a second pass for its code points.
+    /// one quick pass decides a valid name and every pattern rule; a non-ASCII name takes a
+    /// second pass for its code points.
     func evaluate(_ bytes: UnsafeRawBufferPointer) -> Outcome {
-        var outcome = Outcome()
         let count = bytes.count
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else {
-            outcome.violated = decide(Scan(), input: nil, count: 0, pending: &outcome.pending)
+            var outcome = Outcome()
+            outcome.scan.matches = automaton.outcome(automaton.start)
+            outcome.violated = decide(outcome.scan, input: nil, count: 0, pending: &outcome.pending)
             return outcome
         }
         let quick = quickScan(input, count)
-        if !hasUncoveredRules, accepts(quick, input, count) { return outcome }
+        if !hasUncoveredRules, accepts(quick, input, count) { return Outcome() }
         return self.outcome(of: quick, input, count)
     }
 
@@ -408,23 +405,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var outcome = Outcome()
         var scan = Scan()
         scan.octets = count
-        scan.allAllowed = quick.every & 1 == 1
-        scan.consecutivePeriods = quick.neighbours & 2 != 0
-        scan.leadingPeriod = input[0] == UInt8(ascii: ".")
-        scan.trailingPeriod = quick.last == 3
-        if scan.allAllowed {
-            scan.codePoints = count
-        } else {
-            // Which class bits any byte has (non-ASCII ones: bits 4 and 8), and the
-            // continuation bytes.
-            let classes = Self.classes
+        scan.matches = automaton.outcome(quick.state)
+        scan.codePoints = count
+        if scan.matches >> UInt64(Self.unplainBit) != 0 {
             var some: UInt8 = 0, continuations = 0
             for i in 0..<count {
-                let kind = classes[Int(input[i])]
-                some |= kind
-                continuations &+= Int(kind >> 3)
+                let byte = input[i]
+                some |= byte
+                continuations &+= byte & 0xC0 == 0x80 ? 1 : 0
             }
-            scan.isASCII = some & 12 == 0
+            scan.isASCII = some < 0x80
             scan.codePoints = count - continuations
         }
         outcome.scan = scan
@@ -435,29 +425,24 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// The rules valid UTF-8 `bytes` violates, as a bit set of rule indices, when the fast path
-    /// decides every rule for them; nil when some rule must still run (Swift rules, list rules
-    /// on non-ASCII names).
+    /// decides every rule for them and words every violation alone; nil when some rule must
+    /// still run or be worded (Swift rules, list rules on non-ASCII names, matches named).
     func violatedRules(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
         let outcome = evaluate(bytes)
-        return outcome.pending == 0 ? outcome.violated : nil
+        return outcome.pending == 0 && outcome.violated & wordedRules == 0 ? outcome.violated : nil
     }
 
     /// `unlisted`: probes known not to list the name.
     private func decide(_ scan: Scan, input: UnsafePointer<UInt8>?, count: Int, unlisted: UInt64 = 0,
                         pending: inout UInt64) -> UInt64 {
-        var violated: UInt64 = 0
-        if !scan.allAllowed { violated |= characterRules }
-        if scan.octets == 0 { violated |= nonEmptyRules }
-        if scan.leadingPeriod { violated |= leadingPeriodRules }
-        if scan.trailingPeriod { violated |= trailingPeriodRules }
-        if scan.consecutivePeriods { violated |= consecutivePeriodRules }
+        var violated = patternViolations(scan.matches)
         for rule in lengthRules where rule.isViolated(by: scan) { violated |= 1 << UInt64(rule.index) }
         pending = uncoveredRules
         for rule in listRules {
             let probe = probes[rule.probe]
             // Byte probes need ASCII (and, for `nfkc-casefold`, nothing to trim); other names,
             // and the empty one, go through the rule itself.
-            if let input, scan.isASCII, scan.allAllowed || probe.kind != .nfkcCasefold {
+            if let input, scan.isASCII, probe.kind != .nfkcCasefold || !Self.hasTrimmableEnds(input, count) {
                 if unlisted & (1 << UInt64(rule.probe)) == 0, listed(input, count, probe) { violated |= 1 << UInt64(rule.index) }
             } else if input != nil, !scan.isASCII, probe.excludesNonASCII {
                 // Not listed.
@@ -483,6 +468,13 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return violated
     }
 
+    /// Whether an ASCII name starts or ends with whitespace that `nfkc-casefold` keys trim.
+    @inline(__always)
+    private static func hasTrimmableEnds(_ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        return count > 0 && (isSpace(input[0]) || isSpace(input[count - 1]))
+    }
+
     /// ``violation(_:_:)`` as a one-element array built once, or nil when there is none cached.
     /// With `perThread`, the array comes from the calling thread's copy (``ThreadCopies``), for
     /// callers that run on many threads at once name after name (the batch CLI).
@@ -495,7 +487,8 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return singles.rules[index]
     }
 
-    /// The violation the fast path reports for rule `index` (known violated).
+    /// The violation the fast path reports for rule `index` (known violated); nil when the
+    /// rule must word it (``wordedRules``).
     func violation(_ index: Int, _ scan: Scan) -> Violation? {
         for rule in lengthRules where rule.index == index {
             return rules[index].lengthViolation(rule.length(scan), min: rule.min, max: rule.max)

@@ -9,9 +9,9 @@ import Patterns
 /// A valid name's ``ValidationResult/normalized`` is the name itself and its
 /// ``ValidationResult/key`` is the canonical uniqueness key (see ``canonicalKey(_:)``).
 ///
-/// Speed: a fused one-pass scan (``DisplayNameFastPath``) decides the shipped pattern, length
-/// and list rules for any name, allocating only for the violations it reports; packs with other
-/// pattern rules go rule by rule.
+/// Speed: a fused one-pass scan (``DisplayNameFastPath``) runs the pack's pattern automaton and
+/// decides the length and list rules for any name, allocating only for the violations it
+/// reports; the rules it cannot decide (Swift rules, patterns PCRE2 must confirm) run on their own.
 public struct DisplayNameValidator: Sendable {
     let rules: CompiledRuleSet
     let fastPath: DisplayNameFastPath?
@@ -32,7 +32,7 @@ public struct DisplayNameValidator: Sendable {
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
-    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: fastPath.map { _ in "DisplayNameFastPath (hand-written; decides the shipped pattern, length and list rules)" }) }
+    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: nil) }
 
     /// Validates a display name.
     ///
@@ -53,22 +53,22 @@ public struct DisplayNameValidator: Sendable {
         return violations.isEmpty ? ValidationResult(validDisplayName: name) : ValidationResult(violations: violations)
     }
 
-    /// Validates a display name given as UTF-8 bytes (the batch CLI's entry point).
+    /// Validates a display name given as UTF-8 bytes, as ``validate(_:)`` does a string: the
+    /// entry point for batches, which read records as bytes.
     ///
-    /// The caller guarantees `bytes` is valid UTF-8 without NUL. A valid ASCII name is decided
-    /// without allocating; the result then carries no `normalized` or `key` (they are the bytes
-    /// themselves and their ASCII lowercase).
+    /// The caller guarantees `bytes` is valid UTF-8 without NUL.
     public func validate(utf8 bytes: UnsafeRawBufferPointer) -> ValidationResult {
-        ValidationResult(violations: violations(utf8: bytes))
+        let violations = violations(utf8: bytes)
+        return violations.isEmpty ? ValidationResult(validDisplayName: String(decoding: bytes, as: UTF8.self)) : ValidationResult(violations: violations)
     }
 
-    /// ``validate(utf8:)``'s violations alone (the batch CLI's entry point).
-    public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
+    /// ``validate(utf8:)``'s violations alone: a valid ASCII name is decided without allocating.
+    package func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
         fastViolations(bytes, name: nil, perThread: true) ?? evaluateAll(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The rules by index: what the bits of ``violatedRules(utf8:)`` stand for.
-    public var indexedRules: [IndexedRule] {
+    package var indexedRules: [IndexedRule] {
         rules.rules.indices.map { IndexedRule(code: rules.rules[$0].code, fixedViolation: fastPath?.fixedViolations[$0]) }
     }
 
@@ -76,21 +76,21 @@ public struct DisplayNameValidator: Sendable {
     /// ``indexedRules`` — one bit per violation ``validate(utf8:)`` reports, 0 when valid — decided
     /// without building violations; nil when only ``validate(utf8:)`` can say. Summaries count
     /// codes with it.
-    public func violatedRules(utf8 bytes: UnsafeRawBufferPointer) -> UInt64? {
+    package func violatedRules(utf8 bytes: UnsafeRawBufferPointer) -> UInt64? {
         fastPath.flatMap { $0.violatedRules(bytes) }
     }
 
     /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
     /// fast path alone with no allocation: its normalized form is then the bytes themselves and
     /// its key their ASCII lowercase. False means "call ``validate(utf8:)``".
-    public func isValidAsIs(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
+    package func isValidAsIs(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
         // Optional chaining borrows the fast path; binding it with `guard let` would retain it.
         fastPath?.quickAcceptWhenComplete(bytes) ?? false
     }
 
     /// True when every name ``isValidAsIs(utf8:)`` accepts is printable ASCII other than `"` and
     /// `\`: JSON needs no escape for it.
-    public var validAsIsArePlainASCII: Bool { fastPath?.acceptsOnlyPlainASCII ?? true }
+    package var validAsIsArePlainASCII: Bool { fastPath?.acceptsOnlyPlainASCII ?? true }
 
     /// Splits `bytes` (valid UTF-8 without NUL) into lines at LF — the last may lack one — and
     /// calls `visit` with each line's 0-based index, its range without the LF, and its verdict,
@@ -99,7 +99,7 @@ public struct DisplayNameValidator: Sendable {
     /// ``violatedRules(utf8:)`` returns for it (never for an empty line or one ending in CR).
     /// With `skippingValid`, lines valid as is are only counted, not visited. `visit` returns
     /// false to stop. Returns how many lines were skipped.
-    public func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool = false,
+    package func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool = false,
                           _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         if let fastPath { return fastPath.scanLines(bytes, skippingValid: skippingValid, visit) }
         var start = 0, index = 0
@@ -173,6 +173,11 @@ public struct DisplayNameValidator: Sendable {
                 }
             } else if let violation = fastPath.violation(index, outcome.scan) {
                 violations.append(violation)
+            } else {
+                // A must-not-match rule whose wording names its matches: PCRE2 words it.
+                let current = input ?? FieldInput(field: .displayName, value: name ?? String(decoding: bytes, as: UTF8.self), appName: appName)
+                input = current
+                violations.append(rules.rules[index].knownPatternViolation(current))
             }
         }
         return violations
