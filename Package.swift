@@ -125,6 +125,8 @@ let package = Package(
                           path: "Benchmarks/ValidatorBenchmarks"),
         // The timing loop of the rules benchmarks.
         .target(name: "BenchmarkTiming", path: "Benchmarks/BenchmarkTiming"),
+        // Import speed, store size and lookup time of the breached-password store.
+        .executableTarget(name: "BreachedBenchmark", dependencies: ["BreachedPasswords"], path: "Benchmarks/BreachedBenchmark"),
         .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming"]),
         .executableTarget(name: "DatabaseRulesBenchmark", dependencies: [
             "DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming",
@@ -149,7 +151,7 @@ let package = Package(
         .target(name: "FuzzHarness", dependencies: [
             "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "PasswordStrength", "RulesLanguage", "RulesPatterns",
             "BatchValidation",
-            "RulesTesting", "DatabaseRules", "RulesVerification",
+            "RulesTesting", "DatabaseRules", "RulesVerification", "BreachedPasswords",
         ]),
 
         // MARK: - Test support (shared by test targets; not products)
@@ -169,6 +171,7 @@ let package = Package(
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
         .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "RulesTestSupport"]),
+        .testTarget(name: "BreachedPasswordsTests", dependencies: ["BreachedPasswords", "RulesTestSupport"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate", "RulesTestSupport"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: [
@@ -225,6 +228,7 @@ let package = Package(
         ]),
         .testTarget(name: "RulesServiceTests", dependencies: [
             "RulesService", "Availability", "SQLiteClaims", "ClaimStoreLocations", "BatchValidation", "FieldCheckers", "RulesTestSupport",
+            "BreachedPasswords",
             "IDTokens", "IDTokenTesting", .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

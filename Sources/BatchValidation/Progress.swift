@@ -8,16 +8,16 @@ import Darwin
 ///
 /// Shown only when the caller allows it (stderr is a TTY, the input a regular file, no
 /// `--quiet`); redrawn at most ten times a second and erased when done.
-final class ProgressBar {
+package final class ProgressBar {
     private let sink: OutputSink
     private let started = ProgressBar.now()
     private var lastDraw = 0.0
     private var drawn = false
 
-    init(sink: OutputSink) { self.sink = sink }
+    package init(sink: OutputSink) { self.sink = sink }
 
     /// Redraws if enough time has passed since the last draw.
-    func update(name: String, bytesDone: Int, bytesTotal: Int, records: Int) {
+    package func update(name: String, bytesDone: Int, bytesTotal: Int, records: Int) {
         let now = ProgressBar.now()
         guard now - lastDraw >= 0.1, bytesTotal > 0 else { return }
         lastDraw = now
@@ -34,7 +34,7 @@ final class ProgressBar {
     }
 
     /// Erases the bar.
-    func finish() {
+    package func finish() {
         if drawn { sink.write("\r\u{1B}[2K") }
     }
 

@@ -107,6 +107,27 @@ public struct BreachedImport: Sendable {
     }
 }
 
+extension BreachedImport {
+    /// A line that is not `HEX40:COUNT`: its number (from 1) and why, naming the first wrong
+    /// column but quoting nothing of the line.
+    public struct LineError: Error, Sendable, Equatable {
+        public var line: Int
+        public var reason: String
+    }
+
+    /// Reads `HEX40:COUNT` lines as the importer does (either case, LF or CRLF, the last line
+    /// with or without one), calling `visit` with each line's hash and count in order, and
+    /// stops at the first malformed line (for the fuzz harness and tools; an import reads files).
+    ///
+    /// - Returns: the first malformed line, or nil when every line is well formed.
+    public static func parseLines(_ bytes: UnsafeRawBufferPointer, _ visit: (SHA1Digest, UInt32) -> Void) -> LineError? {
+        PwnedLines.scan(bytes) { hash, count in
+            visit(hash, count)
+            return true
+        }.map { LineError(line: $0.line, reason: $0.reason) }
+    }
+}
+
 /// The `HEX40:COUNT` line format.
 enum PwnedLines {
     /// A line that is not `HEX40:COUNT`.
@@ -162,15 +183,16 @@ enum PwnedLines {
                 }
                 var offset = 41
                 var count: UInt64 = 0
-                while position + offset < end, offset < 52, p[offset] &- UInt8(ascii: "0") < 10 {
+                while position + offset < end, p[offset] &- UInt8(ascii: "0") < 10 {
                     count = count * 10 + UInt64(p[offset] &- UInt8(ascii: "0"))
+                    // Checked at every digit, so `count` never overflows; leading zeros are fine.
+                    guard count <= UInt64(UInt32.max) else {
+                        return Failure(line: line, reason: "the count is more than 4294967295")
+                    }
                     offset += 1
                 }
                 if offset == 41 {
                     return Failure(line: line, reason: "column 42 should start the count (decimal digits)")
-                }
-                guard count <= UInt64(UInt32.max), offset < 52 else {
-                    return Failure(line: line, reason: "the count is more than 4294967295")
                 }
                 if position + offset < end, p[offset] == UInt8(ascii: "\r") { offset += 1 }
                 if position + offset < end {

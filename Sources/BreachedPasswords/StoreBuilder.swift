@@ -31,16 +31,24 @@ struct StoreBuilder {
     ///   - perPrefix: how many hashes will come with each value of their first 24 bits (2^24 entries).
     ///   - buffer: at least ``capacity(hashes:hashBits:)`` writable bytes.
     init(perPrefix: [UInt32], hashBits: Int, buffer: UnsafeMutableRawPointer) {
-        let total = perPrefix.reduce(0) { $0 + Int($1) }
-        self.hashBits = hashBits
-        self.indexBits = StoreFormat.indexBits(forHashes: total)
-        self.expected = total
-        self.buffer = buffer
-        let buckets = 1 << indexBits
-        var starts = [UInt32](repeating: 0, count: buckets + 1)
+        let indexBits = StoreFormat.indexBits(forHashes: perPrefix.reduce(0) { $0 + Int($1) })
+        var perBucket = [UInt32](repeating: 0, count: 1 << indexBits)
         let shift = 24 - indexBits
-        for (prefix, count) in perPrefix.enumerated() where count > 0 { starts[(prefix >> shift) + 1] += count }
-        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        for (prefix, count) in perPrefix.enumerated() where count > 0 { perBucket[prefix >> shift] += count }
+        self.init(perBucket: perBucket, indexBits: indexBits, hashBits: hashBits, buffer: buffer)
+    }
+
+    /// - Parameters:
+    ///   - perBucket: how many hashes will come with each value of their first `indexBits` bits
+    ///     (2^indexBits entries; `indexBits` as ``StoreFormat/indexBits(forHashes:)`` gives for their sum).
+    ///   - buffer: at least ``capacity(hashes:hashBits:)`` writable bytes.
+    init(perBucket: [UInt32], indexBits: Int, hashBits: Int, buffer: UnsafeMutableRawPointer) {
+        self.hashBits = hashBits
+        self.indexBits = indexBits
+        self.expected = perBucket.reduce(0) { $0 + Int($1) }
+        self.buffer = buffer
+        var starts = [UInt32](repeating: 0, count: perBucket.count + 1)
+        for (bucket, count) in perBucket.enumerated() { starts[bucket + 1] = starts[bucket] + count }
         self.starts = starts
         self.cursors = Array(starts.dropLast())
     }
@@ -158,12 +166,13 @@ extension BreachedStore {
     /// The bytes of a store holding `entries` (any order; a repeated hash keeps its highest
     /// count), for tests and the fuzz harness. `hashBits` is 160 (exact) or 64.
     public static func bytes(of entries: [Entry], hashBits: Int = 160) -> [UInt8] {
-        var perPrefix = [UInt32](repeating: 0, count: 1 << 24)
-        for entry in entries { perPrefix[Int(entry.hash.high >> 40)] += 1 }
+        let indexBits = StoreFormat.indexBits(forHashes: entries.count)
+        var perBucket = [UInt32](repeating: 0, count: 1 << indexBits)
+        for entry in entries { perBucket[Int(entry.hash.high >> UInt64(64 - indexBits))] += 1 }
         let capacity = StoreBuilder.capacity(hashes: entries.count, hashBits: hashBits)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
-        var builder = StoreBuilder(perPrefix: perPrefix, hashBits: hashBits, buffer: buffer)
+        var builder = StoreBuilder(perBucket: perBucket, indexBits: indexBits, hashBits: hashBits, buffer: buffer)
         for entry in entries { _ = builder.add(entry.hash, count: entry.count) }
         let size = builder.finish().bytes
         return Array(UnsafeRawBufferPointer(start: buffer, count: size))

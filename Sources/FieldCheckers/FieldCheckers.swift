@@ -3,6 +3,7 @@
 // Does not own: what makes a field valid (FieldValidation) or how records are read and written
 // (BatchValidation).
 import BatchValidation
+import BreachedPasswords
 import FieldValidation
 import PasswordStrength
 
@@ -28,6 +29,23 @@ public struct CheckerSetupError: Error, CustomStringConvertible {
     public var description: String
 }
 
+/// Sign-up protection the CLI and the service switch on for one run (rules shipped off).
+public struct CheckerOptions: Sendable {
+    /// `--breached STORE`: passwords found in the store get `PW109` (`password.breached`).
+    public var breached: BreachedStore?
+    /// `--reject-disposable`: addresses at disposable domains get `EM132` (`email.disposable-domain`).
+    public var rejectDisposable: Bool
+    /// `--allow-domains FILE`'s entries: domains `email.disposable-domain` never rejects.
+    public var allowDomains: [String]
+
+    /// Options; none by default.
+    public init(breached: BreachedStore? = nil, rejectDisposable: Bool = false, allowDomains: [String] = []) {
+        self.breached = breached
+        self.rejectDisposable = rejectDisposable
+        self.allowDomains = allowDomains
+    }
+}
+
 /// Builds the checker for a kind of field.
 public enum FieldCheckers {
     /// - Parameters:
@@ -36,22 +54,25 @@ public enum FieldCheckers {
     ///     `lists/strength-*.txt` replace the shipped strength dictionaries.
     ///   - appName: the app's name (reserved as a display name).
     ///   - strength: passwords only: estimate each password's strength (``FieldOutcome/strength``).
+    ///   - options: rules shipped off that this run switches on.
     /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
     public static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil,
-                            strength: Bool = false) throws(CheckerSetupError) -> any FieldChecker {
+                            strength: Bool = false, options: CheckerOptions = CheckerOptions()) throws(CheckerSetupError) -> any FieldChecker {
         do throws(RulePackError) {
             let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
             switch kind {
             case .displayName:
                 return DisplayNameChecker(validator: try DisplayNameValidator(packs: packs, appName: appName))
             case .email:
-                return EmailChecker(validator: try EmailValidator(packs: packs))
+                return EmailChecker(validator: try EmailValidator(packs: packs, rejectDisposable: options.rejectDisposable,
+                                                                  allowDomains: options.allowDomains))
             case .password:
                 var estimator: StrengthEstimator?
                 if let rulesDirectory, StrengthDictionaries.overridden(in: rulesDirectory) {
                     estimator = StrengthEstimator(dictionaries: try StrengthDictionaries.load(directory: rulesDirectory))
                 }
-                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName, strengthEstimator: estimator),
+                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName, strengthEstimator: estimator,
+                                                                        breached: options.breached),
                                        estimatesStrength: strength)
             }
         } catch {
@@ -64,8 +85,9 @@ extension FieldCheckers {
     /// How the validator for `kind` decides each rule (`validate FIELD --explain-plan`).
     ///
     /// - Throws: ``CheckerSetupError`` as ``make(_:rulesDirectory:appName:)`` does.
-    public static func plan(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> ValidatorPlan {
-        switch try make(kind, rulesDirectory: rulesDirectory, appName: appName) {
+    public static func plan(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil,
+                            options: CheckerOptions = CheckerOptions()) throws(CheckerSetupError) -> ValidatorPlan {
+        switch try make(kind, rulesDirectory: rulesDirectory, appName: appName, options: options) {
         case let checker as DisplayNameChecker: return checker.validator.plan
         case let checker as EmailChecker: return checker.validator.plan
         case let checker as PasswordChecker: return checker.validator.plan

@@ -35,6 +35,7 @@ public enum FuzzTargets {
         "FuzzVerify": VerifyHarness.run,
         "FuzzRulesDocuments": DocumentReadersHarness.run,
         "FuzzPackCompiler": PackCompilerHarness.run,
+        "FuzzBreached": BreachedHarness.run,
     ]
 }
 

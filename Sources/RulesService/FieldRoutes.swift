@@ -39,16 +39,18 @@ struct FieldRoutes: Sendable {
     /// Builds every field's checker from the shipped rule packs.
     ///
     /// - Throws: ``CheckerSetupError`` when a rule pack does not load.
-    init(appName: String?, limits: ServiceLimits, timeoutClock: any Clock<Duration>) throws(CheckerSetupError) {
+    init(appName: String?, limits: ServiceLimits, timeoutClock: any Clock<Duration>,
+         options: CheckerOptions = CheckerOptions()) throws(CheckerSetupError) {
         var fields: [String: Field] = [:]
         let fixed = RecordContext(appName: appName)
         for kind in FieldKind.allCases {
-            let checker = try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName)
+            let checker = try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName, options: options)
             var withStrength: ValueCheck?
             if kind == .password {
                 var writer = kind.jsonlWriter
                 writer.includesStrength = true
-                withStrength = ValueCheck(checker: try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName, strength: true),
+                withStrength = ValueCheck(checker: try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName,
+                                                                                   strength: true, options: options),
                                           writer: writer, fixedContext: fixed)
             }
             fields[kind.rawValue] = Field(kind: kind, checker: checker,

@@ -236,6 +236,45 @@ paths:
         '421': {$ref: '#/components/responses/Misdirected'}
         '431': {$ref: '#/components/responses/HeadersTooLarge'}
         '503': {$ref: '#/components/responses/Unavailable'}
+  /v1/breached/range/{prefix}:
+    get:
+      operationId: breachedRange
+      summary: The Pwned Passwords range API over the server's breached-password store (`--breached STORE`).
+      description: |
+        Every stored hash whose SHA-1 starts with `prefix`, as `SUFFIX:COUNT` lines: the suffix
+        is the other 35 hex digits in uppercase, lines are in increasing order and joined by
+        CRLF, with none after the last; no hash with the prefix is an empty body. Existing Pwned
+        Passwords clients work against it, so no password or whole hash leaves the network.
+        With `Add-Padding: true` the answer is padded with random suffixes of count 0 (never a
+        stored one), to at least 800 lines plus 0 to 200 more. Without `--breached` the route
+        answers 404 `API1206`.
+      parameters:
+        - name: prefix
+          in: path
+          required: true
+          description: The first five hex digits of a SHA-1, in either case.
+          schema:
+            type: string
+            pattern: '^[0-9A-Fa-f]{5}$'
+        - name: Add-Padding
+          in: header
+          required: false
+          description: '`true` (either case) pads the answer with count-0 lines, as the public API does; any other value does not.'
+          schema:
+            type: string
+      responses:
+        '200':
+          description: The range.
+          content:
+            text/plain:
+              schema:
+                type: string
+                pattern: '^([0-9A-F]{35}:[0-9]+(\r\n[0-9A-F]{35}:[0-9]+)*)?$'
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '421': {$ref: '#/components/responses/Misdirected'}
+        '431': {$ref: '#/components/responses/HeadersTooLarge'}
+        '503': {$ref: '#/components/responses/Unavailable'}
   /healthz:
     get:
       operationId: healthz
@@ -324,7 +363,7 @@ components:
         minimum: 1
   responses:
     BadRequest:
-      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object; `API1005` the request is not valid HTTP/1.1 framing (a malformed chunked body, a `Transfer-Encoding` other than `chunked`, a bad `Content-Length`), with `Connection: close`.'
+      description: '`API1001` the body is not JSON; `API1002` it lacks a member or has one of the wrong type; `API1003` it is not a valid case object; `API1004` it names a key twice in one object; `API1005` the request is not valid HTTP/1.1 framing (a malformed chunked body, a `Transfer-Encoding` other than `chunked`, a bad `Content-Length`), with `Connection: close`; `API1006` a breached-range prefix that is not five hex digits.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
@@ -339,7 +378,7 @@ components:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
     NotFound:
-      description: '`API1201` unknown field; `API1202` unknown ruleset; `API1203` no such endpoint.'
+      description: '`API1201` unknown field; `API1202` unknown ruleset; `API1203` no such endpoint; `API1206` the server has no breached-password store (`--breached`).'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}

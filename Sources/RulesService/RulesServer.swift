@@ -1,4 +1,5 @@
 import Availability
+import BreachedPasswords
 import FieldCheckers
 import Hummingbird
 import Logging
@@ -16,9 +17,13 @@ public enum RulesServer {
         if configuration.authenticator is DevAuthenticator, !DevAuthenticator.isLoopback(configuration.host) {
             throw ServiceSetupError(message: "--dev-auth is for tests and local development: bind to a loopback address (127.0.0.0/8 or ::1), not \(configuration.host)")
         }
+        if let store = configuration.breached, !store.isExact {
+            throw ServiceSetupError(message: "\(BreachedStoreError.notExact)")
+        }
         let fields: FieldRoutes
         do {
-            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits, timeoutClock: configuration.timeoutClock)
+            fields = try FieldRoutes(appName: configuration.appName, limits: configuration.limits, timeoutClock: configuration.timeoutClock,
+                                     options: CheckerOptions(breached: configuration.breached))
         } catch {
             throw ServiceSetupError(message: error.description)
         }
@@ -39,6 +44,7 @@ public enum RulesServer {
                    limiter: limiter, clients: ClientIdentity(trustedProxies: configuration.trustedProxies),
                    maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
         RulesRoutes(ruleSets: configuration.ruleSets, maxBodyBytes: configuration.limits.maxBodyBytes).add(to: routes)
+        BreachedRoutes(store: configuration.breached).add(to: routes)
         // Last: it wraps only the not-found answer, which it turns into 405 for a known path.
         router.add(middleware: MethodNotAllowedMiddleware(table: routes.table))
         return router

@@ -8,6 +8,7 @@
 // (BatchValidation), claims (Availability and its stores), rules evaluation (RulesLanguage,
 // DatabaseRules, RulesTesting's case decoding) or token cryptography (an ``Authenticator``).
 import Availability
+import BreachedPasswords
 
 /// Everything the service is built from; the CLI fills it from `validate serve`'s flags.
 public struct ServiceConfiguration: Sendable {
@@ -31,6 +32,9 @@ public struct ServiceConfiguration: Sendable {
     /// The peers whose `Forwarded` / `X-Forwarded-For` headers say who the client is
     /// (`--trusted-proxy`); empty: the peer is the client.
     public var trustedProxies: [IPNetwork]
+    /// `--breached STORE`: answers `GET /v1/breached/range/{prefix}` and switches
+    /// `password.breached` (PW109) on for passwords; nil: neither.
+    public var breached: BreachedStore?
     /// The clock the rate limiter reads (tests pass a manual one).
     public var clock: any RateLimitClock
     /// The clock the request timeout and a streamed batch's idle timeout run on (tests pass a test clock).
@@ -39,8 +43,8 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, store: any ClaimStore, ruleSets: RuleSets = RuleSets(),
                 appName: String? = nil, authenticator: (any Authenticator)? = nil, limits: ServiceLimits = ServiceLimits(),
-                lookupsPerSecond: Double? = 20, trustedProxies: [IPNetwork] = [], clock: any RateLimitClock = SystemRateLimitClock(),
-                timeoutClock: any Clock<Duration> = ContinuousClock()) {
+                lookupsPerSecond: Double? = 20, trustedProxies: [IPNetwork] = [], breached: BreachedStore? = nil,
+                clock: any RateLimitClock = SystemRateLimitClock(), timeoutClock: any Clock<Duration> = ContinuousClock()) {
         self.host = host
         self.port = port
         self.store = store
@@ -50,6 +54,7 @@ public struct ServiceConfiguration: Sendable {
         self.limits = limits
         self.lookupsPerSecond = lookupsPerSecond
         self.trustedProxies = trustedProxies
+        self.breached = breached
         self.clock = clock
         self.timeoutClock = timeoutClock
     }

@@ -75,6 +75,18 @@ extension ServiceError {
         ServiceError(.badRequest, code: "API1004", message: "The request body repeats a key: \(detail).")
     }
 
+    /// 400 `API1006`: a range prefix that is not five hex digits (never quoted).
+    static func invalidRangePrefix() -> ServiceError {
+        ServiceError(.badRequest, code: "API1006",
+                     message: "The range prefix must be the first five hexadecimal digits (0-9, A-F, either case) of a SHA-1 hash.")
+    }
+
+    /// 404 `API1206`: the service has no breached-password store.
+    static func noBreachedStore() -> ServiceError {
+        ServiceError(.notFound, code: "API1206",
+                     message: "This server has no breached-password store; start it with --breached STORE.")
+    }
+
     /// 401 `API1101`: no bearer token.
     static func missingToken() -> ServiceError {
         ServiceError(.unauthorized, code: "API1101", message: "This request needs an `Authorization: Bearer` token.")

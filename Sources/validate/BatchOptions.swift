@@ -67,11 +67,13 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// Runs the batch job and exits with its status (0 all valid, 1 some invalid, 2 unreadable).
-    func run(_ kind: FieldKind, context: PasswordContextOptions? = nil, appName: String? = nil) throws {
+    func run(_ kind: FieldKind, context: PasswordContextOptions? = nil, appName: String? = nil,
+             options: CheckerOptions = CheckerOptions()) throws {
         let errors = OutputSink.standardError()
         if explainPlan {
             do {
-                OutputSink.standardOutput().write(try FieldCheckers.plan(kind, rulesDirectory: rules, appName: appName ?? context?.appName).description)
+                OutputSink.standardOutput().write(try FieldCheckers.plan(kind, rulesDirectory: rules, appName: appName ?? context?.appName,
+                                                                         options: options).description)
                 return
             } catch {
                 errors.write("validate: error: \(error)\n")
@@ -81,7 +83,7 @@ struct BatchOptions: ParsableArguments {
         let checker: any FieldChecker
         do {
             checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName,
-                                             strength: context?.strength ?? false)
+                                             strength: context?.strength ?? false, options: options)
         } catch {
             errors.write("validate: error: \(error)\n")
             throw ExitCode(2)

@@ -1,6 +1,10 @@
 // `validate email|password|display-name [FILE…]`: check one kind of field, record by record.
 import ArgumentParser
 import BatchValidation
+import BreachedPasswords
+import FieldCheckers
+import FieldValidation
+import Foundation
 
 /// `validate email`.
 struct EmailCommand: ParsableCommand {
@@ -10,9 +14,28 @@ struct EmailCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
+    @Flag(name: .customLong("reject-disposable"),
+          help: "Reject addresses at disposable email domains (EM132, rule email.disposable-domain, shipped off).")
+    var rejectDisposable = false
+
+    @Option(name: .customLong("allow-domains"),
+            help: ArgumentHelp("Domains (one per line; their subdomains too) email.disposable-domain never rejects.", valueName: "FILE"))
+    var allowDomains: String?
+
     func validate() throws { try batch.check(for: .email) }
 
-    func run() throws { try batch.run(.email) }
+    func run() throws {
+        var allowed: [String] = []
+        if let allowDomains {
+            do {
+                allowed = RulePackSet.listEntries(try String(contentsOfFile: allowDomains, encoding: .utf8))
+            } catch {
+                OutputSink.standardError().write("validate: error: cannot read --allow-domains \(allowDomains): \(error.localizedDescription)\n")
+                throw ExitCode(2)
+            }
+        }
+        try batch.run(.email, options: CheckerOptions(rejectDisposable: rejectDisposable, allowDomains: allowed))
+    }
 }
 
 /// `validate password`.
@@ -24,12 +47,27 @@ struct PasswordCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
     @OptionGroup var context: PasswordContextOptions
 
+    @Option(help: ArgumentHelp("Reject passwords found in this breached-password store (PW109, rule password.breached; build it with `validate breached import`).",
+                               valueName: "STORE"))
+    var breached: String?
+
     func validate() throws {
         try batch.check(for: .password)
         try context.check(input: batch.input)
     }
 
-    func run() throws { try batch.run(.password, context: context) }
+    func run() throws {
+        var store: BreachedStore?
+        if let breached {
+            do throws(BreachedStoreError) {
+                store = try BreachedStore(path: breached)
+            } catch {
+                OutputSink.standardError().write("validate: error: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
+        try batch.run(.password, context: context, options: CheckerOptions(breached: store))
+    }
 }
 
 /// `validate display-name`.

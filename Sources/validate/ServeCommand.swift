@@ -3,6 +3,7 @@
 // the rule packs cannot be used or the address cannot be bound, 64 usage error.
 import ArgumentParser
 import Availability
+import BreachedPasswords
 import ClaimStoreLocations
 import Foundation
 import Logging
@@ -89,6 +90,10 @@ struct ServeCommand: ParsableCommand {
             help: ArgumentHelp("Seconds a connection may wait without any bytes of a next request; then it is closed.", valueName: "SECONDS"))
     var connectionIdleTimeout = 60
 
+    @Option(help: ArgumentHelp("An exact breached-password store (`validate breached import`): serves GET /v1/breached/range/{prefix} and rejects its passwords (PW109).",
+                               valueName: "STORE"))
+    var breached: String?
+
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("PostgreSQL: seconds to wait for the first connection.", valueName: "SECONDS"))
     var connectTimeout = 10
 
@@ -136,6 +141,17 @@ struct ServeCommand: ParsableCommand {
             printError("validate: error: \(error)")
             throw ExitCode(2)
         }
+        let breachedStore: BreachedStore?
+        do throws(BreachedStoreError) {
+            breachedStore = try breached.map { path throws(BreachedStoreError) in
+                let opened = try BreachedStore(path: path)
+                guard opened.isExact else { throw .notExact }
+                return opened
+            }
+        } catch {
+            printError("validate: error: \(error)")
+            throw ExitCode(2)
+        }
         let (spec, host) = (store, host)
         let limits = ServiceLimits(maxBodyBytes: maxBodyBytes, maxLineBytes: maxLineBytes, maxBatchStreams: maxBatchStreams,
                                    requestTimeout: .seconds(requestTimeout), streamIdleTimeout: .seconds(streamIdleTimeout),
@@ -162,7 +178,7 @@ struct ServeCommand: ParsableCommand {
             defer { ClaimStoreLocation.close(opened) }
             let configuration = ServiceConfiguration(host: host, port: port, store: opened, ruleSets: ruleSets, appName: appName,
                                                      authenticator: authenticator, limits: limits, lookupsPerSecond: rate,
-                                                     trustedProxies: proxies)
+                                                     trustedProxies: proxies, breached: breachedStore)
             do {
                 try await RulesServer.run(configuration, logger: logger) { port in
                     let display = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

@@ -16,5 +16,6 @@ struct Validate: ParsableCommand {
             NamesCommand.self,
             CorpusCommand.self,
             ServeCommand.self,
+            BreachedCommand.self,
         ])
 }

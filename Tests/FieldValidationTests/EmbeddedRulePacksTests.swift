@@ -11,7 +11,8 @@ import Testing
         var onDisk: [String: String] = [:]
         while let path = enumerator?.nextObject() as? String {
             let isPack = path.hasSuffix(".yaml") && !path.contains("/")
-            let isList = path.hasPrefix("lists/") && path.hasSuffix(".txt")
+            // Lists, and data files beside them (lists/email-providers.yaml).
+            let isList = path.hasPrefix("lists/") && !path.dropFirst(6).contains("/") && (path.hasSuffix(".txt") || path.hasSuffix(".yaml"))
             guard isPack || isList else { continue }
             var text = try String(contentsOf: rules.appendingPathComponent(path), encoding: .utf8)
             if !text.hasSuffix("\n") { text += "\n" }
