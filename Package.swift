@@ -101,7 +101,7 @@ let package = Package(
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
-            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+            "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability", "BreachedPasswords",
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords", "PasswordStrength"]),

@@ -1,8 +1,10 @@
 // RulesKit: the public facade a server or client imports. `import RulesKit` brings the field
-// validators, the rule packs, the security rules language (with PCRE2 `matches()`), and the
-// availability checker and claim stores protocol; the SQLite and PostgreSQL stores are their own
-// products (`SQLiteClaims`, `PostgresClaims`) so an app links only the database it uses.
+// validators, the rule packs, breached-password stores, the security rules language (with PCRE2
+// `matches()`), and the availability checker and claim stores protocol; the SQLite and
+// PostgreSQL stores are their own products (`SQLiteClaims`, `PostgresClaims`) so an app links
+// only the database it uses.
 @_exported import Availability
+@_exported import BreachedPasswords
 @_exported import Diagnostics
 @_exported import FieldValidation
 @_exported import Patterns

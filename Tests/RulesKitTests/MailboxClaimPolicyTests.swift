@@ -23,3 +23,15 @@ import Testing
         #expect(!invalid.claimed && invalid.problems.first?.code == "AV1001")
     }
 }
+
+/// `import RulesKit` alone is enough for the sign-up protection the README shows.
+@Suite struct SignUpFacadeTests {
+    @Test func breachedDisposableAndMailboxKeyThroughTheFacade() throws {
+        let bytes = BreachedStore.bytes(of: [BreachedStore.Entry(hash: PasswordHash.sha1("hunter2"), count: 17_043)])
+        let store = try bytes.withUnsafeBytes { try BreachedStore(bytes: $0) }
+        let breached = try PasswordValidator(breached: store).validate("hunter2").codes.contains("PW109")
+        #expect(breached)
+        #expect(try EmailValidator(rejectDisposable: true).validate("jane@mailinator.com").codes == ["EM132"])
+        #expect(try EmailValidator().validate("Jane.Doe+promo@gmail.com").mailboxKey == "janedoe@gmail.com")
+    }
+}
