@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RulesKit", targets: ["RulesKit"]),
         .library(name: "Patterns", targets: ["Patterns"]),
         .library(name: "FieldValidation", targets: ["FieldValidation"]),
+        .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "RulesLanguage", targets: ["RulesLanguage"]),
         .library(name: "Availability", targets: ["Availability"]),
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
@@ -65,8 +66,10 @@ let package = Package(
         .target(name: "PatternAutomata"),
         .target(name: "IDNA", dependencies: ["CIDN2"]),
         .target(name: "Diagnostics"),
+        // zxcvbn's strength estimate (no dependencies; the dictionaries come from FieldValidation).
+        .target(name: "PasswordStrength"),
         .target(name: "FieldValidation", dependencies: [
-            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "Patterns", "PatternAutomata", "IDNA", "Diagnostics", "PasswordStrength", .product(name: "Yams", package: "Yams"),
         ]),
         .target(name: "RulesLanguage", dependencies: ["Diagnostics"]),
         .target(name: "RulesPatterns", dependencies: ["RulesLanguage", "DatabaseRules", "Patterns"]),
@@ -82,19 +85,22 @@ let package = Package(
         // Firebase ID-token verification (RS256 JWTs against a JWKS file) on jwt-kit.
         .target(name: "IDTokens", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
         .target(name: "BatchValidation", dependencies: ["Patterns", "FieldValidation"]),
+        // Bounds a YAML text (nesting, aliases) in one pass over libyaml's events, before Yams
+        // composes it: Yams has no event API. The only importer of libyaml besides Yams.
+        .target(name: "YAMLBounds", dependencies: [.product(name: "Yams", package: "Yams")]),
         .target(name: "RulesTesting", dependencies: [
-            "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", .product(name: "Yams", package: "Yams"),
+            "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
         ]),
         // Symbolic verification of rules: the only importer of CZ3.
         .target(name: "RulesVerification", dependencies: [
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
         ]),
-        .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "Diagnostics"]),
+        .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
-        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation"]),
+        .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "PasswordStrength"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
         // The HTTP/JSON service behind `validate serve`.
@@ -111,7 +117,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "CorpusGeneration"],
+        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "PasswordStrength", "CorpusGeneration"],
                           path: "Benchmarks/ValidatorBenchmarks"),
         // The timing loop of the rules benchmarks.
         .target(name: "BenchmarkTiming", path: "Benchmarks/BenchmarkTiming"),
@@ -139,7 +145,8 @@ let package = Package(
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
         // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
         .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "BatchValidation",
+            "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "PasswordStrength", "RulesLanguage", "RulesPatterns",
+            "BatchValidation",
             "RulesTesting", "DatabaseRules", "RulesVerification",
         ]),
 
@@ -159,13 +166,14 @@ let package = Package(
             "PatternAutomata", "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BatchValidationTests", dependencies: ["BatchValidation"]),
+        .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "RulesTestSupport"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate", "RulesTestSupport"]),
         .testTarget(name: "FuzzHarnessTests", dependencies: [
             "FuzzHarness", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
-            "FieldValidation", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
+            "FieldValidation", "PasswordStrength", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
             .product(name: "Yams", package: "Yams"),
         ]),

@@ -6,9 +6,14 @@
 //     taskset -c 1 .build/release/ValidatorBenchmarks [--count N] [--rounds R]
 //
 // Inputs are generated from a fixed seed: a mix of valid and invalid values of realistic length.
+//
+// The strength estimate runs on StrengthCorpus(seed: 28) passwords with their user inputs;
+// `--write-strength-samples FILE` writes those samples as JSONL (`{"password", "userInputs"}`)
+// for Benchmarks/strength-vs-zxcvbn.sh, which times python zxcvbn 4.5.0 on the same file.
 import CorpusGeneration
 import FieldValidation
 import Foundation
+import PasswordStrength
 
 @main
 struct ValidatorBenchmarks {
@@ -21,6 +26,19 @@ struct ValidatorBenchmarks {
         let count = option("--count", default: 1_000_000)
         let rounds = option("--rounds", default: 5)
         let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        let strengthCount = option("--strength-count", default: 10_000)
+        var strengthCorpus = StrengthCorpus(seed: 28)
+        let strengthSamples = (0..<strengthCount).map { _ in strengthCorpus.next() }
+        if let index = arguments.firstIndex(of: "--write-strength-samples"), index + 1 < arguments.count {
+            struct Sample: Encodable { var password: String; var userInputs: [String] }
+            var lines = Data()
+            for sample in strengthSamples {
+                lines += try JSONEncoder().encode(Sample(password: sample.password, userInputs: sample.userInputs)) + Data("\n".utf8)
+            }
+            try lines.write(to: URL(fileURLWithPath: arguments[index + 1]))
+            print("wrote \(strengthSamples.count) strength samples to \(arguments[index + 1])")
+            return
+        }
         var generator = SeededRandom(seed: 0x5EED)
         let names = (0..<count).map { _ in generator.displayName() }
         let emails = (0..<count).map { _ in generator.email() }
@@ -76,6 +94,23 @@ struct ValidatorBenchmarks {
             results.append((benchmark.label, best[index], valid[index]))
             print(String(format: "%-44@ %9.1f ns/op %12.0f ops/s  valid %d", benchmark.label as NSString, best[index],
                          1e9 / best[index], valid[index]))
+        }
+        if only.map({ "StrengthEstimator".hasPrefix($0) || $0.hasPrefix("StrengthEstimator") }) ?? true {
+            // Built before timing (about 0.1 s): the estimate alone is timed.
+            let estimator = StrengthDictionaries.shippedEstimator
+            var bestStrength = Double.infinity
+            var histogram = [0, 0, 0, 0, 0]
+            for round in 0..<rounds {
+                var scores = [0, 0, 0, 0, 0]
+                let start = ContinuousClock.now
+                for sample in strengthSamples { scores[estimator.estimate(sample.password, userInputs: sample.userInputs).score] += 1 }
+                let elapsed = start.duration(to: .now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                bestStrength = min(bestStrength, seconds / Double(strengthSamples.count) * 1e9)
+                if round == 0 { histogram = scores }
+            }
+            print(String(format: "%-44@ %9.1f ns/op %12.0f ops/s  scores %@", "StrengthEstimator.estimate" as NSString, bestStrength,
+                         1e9 / bestStrength, histogram.description as NSString))
         }
 
         func time(_ prefix: String) -> Double? { results.first { $0.0.hasPrefix(prefix) }?.1 }

@@ -439,6 +439,7 @@ private struct ChunkPass {
 
     /// Counts a checked record; returns false to stop (`--fail-fast`).
     private mutating func count(_ outcome: FieldOutcome) -> Bool {
+        result.tally.countStrength(outcome)
         guard !outcome.isValid else {
             result.tally.addValid()
             return true

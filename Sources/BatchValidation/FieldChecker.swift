@@ -13,7 +13,7 @@ extension RecordContext {
     /// This context with every missing part taken from `fallback`.
     func filled(from fallback: RecordContext) -> RecordContext {
         RecordContext(username: username ?? fallback.username, email: email ?? fallback.email,
-                      appName: appName ?? fallback.appName)
+                      appName: appName ?? fallback.appName, userInputs: userInputs.isEmpty ? fallback.userInputs : userInputs)
     }
 }
 
@@ -36,15 +36,52 @@ public struct FieldOutcome: Sendable, Hashable {
     public var normalized: String?
     /// The canonical uniqueness key (display names), if any.
     public var key: String?
+    /// The password's strength, when the checker estimates it (`validate password --strength`).
+    public var strength: StrengthReport?
 
     /// True when no rule was broken.
     public var isValid: Bool { violations.isEmpty }
 
     /// Creates an outcome.
-    public init(violations: [FieldViolation] = [], normalized: String? = nil, key: String? = nil) {
+    public init(violations: [FieldViolation] = [], normalized: String? = nil, key: String? = nil, strength: StrengthReport? = nil) {
         self.violations = violations
         self.normalized = normalized
         self.key = key
+        self.strength = strength
+    }
+}
+
+/// A password's strength as a record shows it: `"strength": {"score", "guessesLog10",
+/// "warning": {"code", "message"} | null, "suggestions": [{"code", "message"}]}`. Holds no part of
+/// the password.
+public struct StrengthReport: Sendable, Hashable {
+    /// One feedback line: a stable `PW2xx` code and its message.
+    public struct Feedback: Sendable, Hashable {
+        public var code: String
+        public var message: String
+
+        /// Creates a feedback line.
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// 0 (too guessable) to 4 (very unguessable).
+    public var score: Int
+    /// `log10` of the estimated guesses.
+    public var guessesLog10: Double
+    /// Why the password is weak, or nil.
+    public var warning: Feedback?
+    /// What to do instead.
+    public var suggestions: [Feedback]
+
+    /// Creates a report.
+    public init(score: Int, guessesLog10: Double, warning: Feedback?, suggestions: [Feedback]) {
+        self.score = score
+        self.guessesLog10 = guessesLog10
+        self.warning = warning
+        self.suggestions = suggestions
     }
 }
 

@@ -29,6 +29,8 @@ public enum InputDamage: Error, Sendable, Hashable {
     case missingField(String)
     /// The field exists but is not a string (JSONL).
     case notAString(String)
+    /// The field exists but is not an array of strings (JSONL, `--user-inputs-field`).
+    case notAStringArray(String)
     /// No more input arrived for `seconds` (a streamed batch whose sender stalled): the input
     /// ends at this record, which is not checked.
     case idleTimeout(seconds: Int)
@@ -45,6 +47,7 @@ public enum InputDamage: Error, Sendable, Hashable {
         case .malformedCSV: "input.malformed-csv"
         case .missingField: "input.missing-field"
         case .notAString: "input.not-a-string"
+        case .notAStringArray: "input.not-a-string-array"
         case .idleTimeout: "input.idle-timeout"
         }
     }
@@ -61,6 +64,7 @@ public enum InputDamage: Error, Sendable, Hashable {
         case let .malformedCSV(detail): "The record is not valid CSV: \(detail)."
         case let .missingField(field): "The record has no field `\(field)`."
         case let .notAString(field): "The field `\(field)` is not a string."
+        case let .notAStringArray(field): "The field `\(field)` is not an array of strings."
         case let .idleTimeout(seconds):
             "No more input arrived for \(seconds) second\(seconds == 1 ? "" : "s"); the input ends before this record."
         }

@@ -7,13 +7,14 @@ enum JSONValue: Equatable {
     case number
     case bool
     case null
-    case array
+    case array([JSONValue])
     case object([(key: [UInt8], value: JSONValue)])
 
     static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): a == b
-        case (.number, .number), (.bool, .bool), (.null, .null), (.array, .array): true
+        case (.number, .number), (.bool, .bool), (.null, .null): true
+        case let (.array(a), .array(b)): a == b
         case let (.object(a), .object(b)): a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
         default: false
         }
@@ -43,7 +44,7 @@ public enum StrictJSON {
     }
 }
 
-/// Parses one JSON document from `bytes`; arrays are validated but not kept.
+/// Parses one JSON document from `bytes`; numbers, booleans and null are validated but not kept.
 public struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -140,13 +141,14 @@ public struct JSONParser {
     private mutating func parseArrayBody(depth: Int) throws(InputDamage) -> JSONValue {
         index += 1
         skipSpace()
-        if peek == UInt8(ascii: "]") { index += 1; return .array }
+        var elements: [JSONValue] = []
+        if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
         while true {
-            _ = try parseValue(depth: depth + 1)
+            elements.append(try parseValue(depth: depth + 1))
             skipSpace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
             default: throw error("expected `,` or `]`")
             }
         }

@@ -31,6 +31,9 @@ public struct FieldSelection: Sendable, Hashable {
     /// Where each record's password confirmation is (`--confirm-field`); checkers receive it
     /// through ``FieldChecker/check(_:context:confirmation:detail:)``.
     public var confirmation: FieldSelector?
+    /// Where each record's extra user inputs for the strength estimate are: an array of strings
+    /// (`--user-inputs-field`, JSONL only), given to checkers as ``RecordContext/userInputs``.
+    public var userInputs: FieldSelector?
     /// Whether a JSONL record without a context or confirmation field is damaged
     /// (`input.missing-field`, as the CLI's `--username-field` … `--confirm-field` require) or
     /// simply has none (the HTTP API, where they are optional members).
@@ -38,16 +41,17 @@ public struct FieldSelection: Sendable, Hashable {
 
     /// Creates a selection.
     public init(value: FieldSelector? = nil, username: FieldSelector? = nil, email: FieldSelector? = nil, appName: FieldSelector? = nil,
-                confirmation: FieldSelector? = nil, contextRequired: Bool = true) {
+                confirmation: FieldSelector? = nil, userInputs: FieldSelector? = nil, contextRequired: Bool = true) {
         self.value = value
         self.username = username
         self.email = email
         self.appName = appName
         self.confirmation = confirmation
+        self.userInputs = userInputs
         self.contextRequired = contextRequired
     }
 
-    var hasContextFields: Bool { username != nil || email != nil || appName != nil || confirmation != nil }
+    var hasContextFields: Bool { username != nil || email != nil || appName != nil || confirmation != nil || userInputs != nil }
 }
 
 /// The input formats `validate` reads.
@@ -140,6 +144,21 @@ struct RecordDecoder: Sendable {
             switch (text(selection.username), text(selection.email), text(selection.appName)) {
             case let (.success(u), .success(e), .success(a)): context = RecordContext(username: u, email: e, appName: a)
             case let (.failure(d), _, _), let (_, .failure(d), _), let (_, _, .failure(d)): return .failure(d)
+            }
+            if case let .name(name)? = selection.userInputs {
+                switch object.value(at: name) {
+                case let .array(elements)?:
+                    var inputs: [String] = []
+                    for element in elements {
+                        guard case let .string(found) = element else { return .failure(.notAStringArray(name)) }
+                        inputs.append(String(decoding: found, as: UTF8.self))
+                    }
+                    context.userInputs = inputs
+                case .null?: break
+                case nil where !selection.contextRequired: break
+                case nil: return .failure(.missingField(name))
+                default: return .failure(.notAStringArray(name))
+                }
             }
             var confirmation: String?
             if case let .name(name)? = selection.confirmation {

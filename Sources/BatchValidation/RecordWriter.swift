@@ -48,16 +48,20 @@ public struct WriterOptions: Sendable, Hashable {
     public var color: Bool
     /// Whether records name their input file (several inputs in one run).
     public var showsFile: Bool
+    /// Whether JSONL records carry `"strength"` (null for a damaged record) and summaries a
+    /// histogram of strength scores (`validate password --strength`).
+    public var includesStrength: Bool
 
     /// Creates options.
     public init(format: OutputFormat, only: RecordFilter = .all, isSecret: Bool = false, includesKey: Bool = false,
-                color: Bool = false, showsFile: Bool = false) {
+                color: Bool = false, showsFile: Bool = false, includesStrength: Bool = false) {
         self.format = format
         self.only = only
         self.isSecret = isSecret
         self.includesKey = includesKey
         self.color = color
         self.showsFile = showsFile
+        self.includesStrength = includesStrength
     }
 }
 
@@ -98,7 +102,7 @@ struct RecordWriter: Sendable {
         var key: String?
         (violations, normalized, key) = shown(verdict)
         switch options.format {
-        case .jsonl: jsonl(prefix, number, verdict.isValid, violations, normalized, key, &rendered, &out)
+        case .jsonl: jsonl(prefix, number, verdict.isValid, violations, normalized, key, strength(verdict), &rendered, &out)
         case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
         case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
         case .summary, .summaryJSON: break
@@ -116,13 +120,40 @@ struct RecordWriter: Sendable {
         }
     }
 
+    /// The `"strength"` member of a record: none when the options leave it out; a damaged
+    /// record's is null.
+    private func strength(_ verdict: Verdict) -> [UInt8]? {
+        guard options.includesStrength else { return nil }
+        guard case let .checked(outcome) = verdict, let report = outcome.strength else { return Array("null".utf8) }
+        return Self.strengthJSON(report)
+    }
+
+    /// `{"score": …, "guessesLog10": …, "warning": {"code": …, "message": …} | null, "suggestions": [{"code": …, "message": …}]}`.
+    static func strengthJSON(_ report: StrengthReport) -> [UInt8] {
+        func feedback(_ line: StrengthReport.Feedback, _ out: inout [UInt8]) {
+            out.append(#"{"code": "#); appendJSON(line.code, &out)
+            out.append(#", "message": "#); appendJSON(line.message, &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        var out: [UInt8] = []
+        out.append(utf8: #"{"score": \#(report.score), "guessesLog10": \#(report.guessesLog10.isFinite ? report.guessesLog10 : 0), "warning": "#)
+        if let warning = report.warning { feedback(warning, &out) } else { out.append("null") }
+        out.append(#", "suggestions": ["#)
+        for (index, line) in report.suggestions.enumerated() {
+            if index > 0 { out.append(", ") }
+            feedback(line, &out)
+        }
+        out.append("]}")
+        return out
+    }
+
     /// The JSONL record of `verdict` without its `"record"` (and `"file"`) member and without the
-    /// line feed: `{"valid", "errors", "normalized"?, "key"?}`, as one JSON object.
+    /// line feed: `{"valid", "errors", "normalized"?, "key"?, "strength"?}`, as one JSON object.
     func object(_ verdict: Verdict) -> [UInt8] {
         let (violations, normalized, key) = shown(verdict)
         var rendered = RenderedViolations()
         var out: [UInt8] = []
-        jsonl(nil, 0, verdict.isValid, violations, normalized, key, &rendered, &out)
+        jsonl(nil, 0, verdict.isValid, violations, normalized, key, strength(verdict), &rendered, &out)
         out.removeLast()
         return out
     }
@@ -198,8 +229,10 @@ struct RecordWriter: Sendable {
 
     /// One JSONL record: `prefix` and `number`, or, with no prefix, the object without them.
     private func jsonl(_ prefix: [UInt8]?, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
-                       _ normalized: String?, _ key: String?, _ rendered: inout RenderedViolations, _ out: inout [UInt8]) {
+                       _ normalized: String?, _ key: String?, _ strength: [UInt8]?, _ rendered: inout RenderedViolations,
+                       _ out: inout [UInt8]) {
         var capacity = (prefix?.count ?? 0) + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
+            + (strength?.count ?? 0)
         for violation in violations { capacity += rendered.size(violation) + 2 }
         // One copy into `out` for the whole record.
         out.appendWritten(capacity: capacity) { cursor in
@@ -221,6 +254,10 @@ struct RecordWriter: Sendable {
             }
             if let key, options.includesKey {
                 cursor.write(#", "key": "#); cursor.writeJSON(key)
+            }
+            if let strength {
+                cursor.write(#", "strength": "#)
+                strength.withUnsafeBytes { cursor.write($0) }
             }
             cursor.write("}\n")
         }
@@ -291,13 +328,17 @@ struct RecordWriter: Sendable {
         }
         out.append(utf8: "\(line(total))\n")
         let codes = total.sortedCodes
-        guard !codes.isEmpty else { return }
-        let width = codes.map(\.code.count).max() ?? 0
-        out.append("errors by code:\n")
-        for entry in codes {
-            let pad = String(repeating: " ", count: width - entry.code.count)
-            out.append(utf8: "  \(entry.code)\(pad)  \(entry.count)\n")
+        if !codes.isEmpty {
+            let width = codes.map(\.code.count).max() ?? 0
+            out.append("errors by code:\n")
+            for entry in codes {
+                let pad = String(repeating: " ", count: width - entry.code.count)
+                out.append(utf8: "  \(entry.code)\(pad)  \(entry.count)\n")
+            }
         }
+        guard options.includesStrength else { return }
+        out.append("strength scores:\n")
+        for (score, count) in total.strengthScores.enumerated() { out.append(utf8: "  \(score)  \(count)\n") }
     }
 
     private func summaryJSON(_ total: Tally, _ files: [(name: String, tally: Tally)], _ out: inout [UInt8]) {
@@ -309,6 +350,13 @@ struct RecordWriter: Sendable {
             if index > 0 { out.append(", ") }
             appendJSON(entry.code, &out)
             out.append(utf8: ": \(entry.count)")
+        }
+        if options.includesStrength {
+            out.append(#"}, "strengthScores": {"#)
+            for (score, count) in total.strengthScores.enumerated() {
+                if score > 0 { out.append(", ") }
+                out.append(utf8: #""\#(score)": \#(count)"#)
+            }
         }
         out.append("}, \"files\": [")
         for (index, file) in files.enumerated() {

@@ -6,6 +6,8 @@ public struct Tally: Sendable, Hashable {
     public var valid = 0
     /// Records with at least one violation or damage.
     public var invalid: Int { records - valid }
+    /// How many records got each strength score, 0 to 4 (records the checker estimated).
+    public private(set) var strengthScores = [0, 0, 0, 0, 0]
     // A short list searched linearly: a run sees a handful of distinct codes, and comparing
     // strings that share storage is cheaper than hashing them for every violation.
     private var counts: [CodeCount] = []
@@ -36,7 +38,13 @@ public struct Tally: Sendable, Hashable {
         case let .checked(outcome):
             if outcome.isValid { valid += 1 }
             for violation in outcome.violations { count(violation.code, 1) }
+            countStrength(outcome)
         }
+    }
+
+    /// Counts the strength score of `outcome`, if it has one.
+    mutating func countStrength(_ outcome: FieldOutcome) {
+        if let score = outcome.strength?.score, strengthScores.indices.contains(score) { strengthScores[score] += 1 }
     }
 
     /// Counts one invalid record, whose codes the caller counts.
@@ -58,18 +66,20 @@ public struct Tally: Sendable, Hashable {
         records += other.records
         valid += other.valid
         for entry in other.counts { count(entry.code, entry.count) }
+        for score in strengthScores.indices { strengthScores[score] += other.strengthScores[score] }
     }
 
     /// Equal when the record counts and the count of every code are (whatever the order the
     /// codes were first seen in).
     public static func == (lhs: Tally, rhs: Tally) -> Bool {
-        lhs.records == rhs.records && lhs.valid == rhs.valid && lhs.codes == rhs.codes
+        lhs.records == rhs.records && lhs.valid == rhs.valid && lhs.codes == rhs.codes && lhs.strengthScores == rhs.strengthScores
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(records)
         hasher.combine(valid)
         hasher.combine(codes)
+        hasher.combine(strengthScores)
     }
 
     /// Codes ordered by count (highest first), then by code.

@@ -124,6 +124,12 @@ public enum DatabaseCode {
     public static let stepLimit = "RD5006"
     /// The written data is nested deeper than `maxDataDepth` or is larger than `maxWrittenNodes`.
     public static let dataTooLarge = "RD5007"
+    /// A string operation (`+`, `replace`, `toLowerCase`, `toUpperCase`) would build a string
+    /// longer than `maxStringBytes`; the rule is false.
+    public static let stringTooLong = "RD5008"
+    /// The request's string operations did more than `evaluationWorkLimit` units of work; the
+    /// rule is false, and so is every later rule that reads or builds a string.
+    public static let workLimit = "RD5009"
 
     // MARK: invalid requests
     /// A path key holding `.`, `#`, `$`, `[`, `]`, a control character, or too long.

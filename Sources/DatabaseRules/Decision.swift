@@ -83,6 +83,9 @@ public struct DatabaseDecision: Sendable {
     public var deniedLocations: [String] = []
     /// `.validate` rules that failed.
     public var failedValidations: [RuleEvaluation] = []
+    /// Units of string work the request's rules did (``DatabaseLimits/evaluationWorkLimit``),
+    /// explanations not counted: a work counter for tests and tools.
+    public var workUnits = 0
 
     init(operation: String, path: String, auth: JSONValue) {
         self.operation = operation

@@ -211,14 +211,39 @@ func sameCodeUnits(_ a: String, _ b: String) -> Bool {
 struct Evaluator {
     let stepLimit: Int
     var steps = 0
+    /// Units of string work so far, for the whole request (``DatabaseLimits/evaluationWorkLimit``).
+    var work = 0
+    let workLimit: Int
+    let maxStringBytes: Int
     var context: RuleContext
     var coverage: DatabaseCoverage?
     var rulePath = ""
 
-    init(stepLimit: Int, context: consuming RuleContext, coverage: DatabaseCoverage?) {
-        self.stepLimit = stepLimit
+    init(limits: DatabaseLimits, context: consuming RuleContext, coverage: DatabaseCoverage?) {
+        self.stepLimit = limits.evaluationStepLimit
+        self.workLimit = limits.evaluationWorkLimit
+        self.maxStringBytes = limits.maxStringBytes
         self.context = context
         self.coverage = coverage
+    }
+
+    /// Spends `units` of string work; throws `RD5009` once the request's budget is exceeded.
+    mutating func charge(_ units: Int, _ span: SourceSpan) throws(EvalError) {
+        work += max(0, units)
+        guard work <= workLimit else {
+            throw EvalError(code: DatabaseCode.workLimit,
+                            message: "the request's string operations did more than \(workLimit) units of work", span: span)
+        }
+    }
+
+    /// Throws `RD5008` when `operation` would build a string of `bytes` UTF-8 bytes, more than
+    /// the limit; otherwise charges the building.
+    mutating func build(_ bytes: Int, by operation: String, _ span: SourceSpan) throws(EvalError) {
+        guard bytes <= maxStringBytes else {
+            throw EvalError(code: DatabaseCode.stringTooLong,
+                            message: "\(operation) would build a string of \(bytes) bytes, more than the limit of \(maxStringBytes)", span: span)
+        }
+        try charge(bytes, span)
     }
 
     /// Points the evaluator at `rule` evaluated at `location`: a fresh step count and node
@@ -333,7 +358,9 @@ struct Evaluator {
             case .null: return .null
             case .json(.object(let members)): return members.lookUp(name).map(RValue.init(json:)) ?? .null
             case .json: return .null
-            case .string(let s) where name == "length": return .number(Double(s.utf16.count))
+            case .string(let s) where name == "length":
+                try charge(s.utf8.count, expr.span)
+                return .number(Double(s.utf16.count))
             case .query: return queryField(name)
             default:
                 throw EvalError(code: DatabaseCode.typeError, message: "`\(name)` of \(object.typeName)", span: expr.span)
@@ -343,7 +370,9 @@ struct Evaluator {
             let index = try eval(indexExpr)
             switch (object, index) {
             case (.null, _): return .null
-            case (.json(.object(let members)), .string(let key)): return members[key].map(RValue.init(json:)) ?? .null
+            case (.json(.object(let members)), .string(let key)):
+                try charge(key.utf8.count, expr.span)
+                return members[key].map(RValue.init(json:)) ?? .null
             case (.json(.array(let items)), .number(let n)):
                 guard n >= 0, n == n.rounded(), n < Double(items.count) else { return .null }
                 return RValue(json: items[Int(n)])
@@ -360,6 +389,7 @@ struct Evaluator {
             guard let argument, case .regex(let regex) = try eval(argument) else {
                 throw EvalError(code: DatabaseCode.internalError, message: "internal error: `matches()` without a pattern", span: expr.span)
             }
+            try charge(subject.utf8.count, expr.span)
             do {
                 return .bool(try regex.matcher.search(subject))
             } catch {
@@ -492,10 +522,37 @@ struct Evaluator {
         }
     }
 
-    func binary(_ op: BinaryOperator, _ lhs: RValue, _ rhs: RValue, _ span: SourceSpan) throws(EvalError) -> RValue {
+    /// ``strictEqual(_:_:)``, charged: the shorter string's bytes, or the values of the smaller
+    /// `auth` object or array compared.
+    mutating func chargedEqual(_ a: RValue, _ b: RValue, _ span: SourceSpan) throws(EvalError) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): try charge(min(x.utf8.count, y.utf8.count), span)
+        case (.json(let x), .json(let y)): try charge(min(Self.size(x), Self.size(y)), span)
+        default: break
+        }
+        return Self.strictEqual(a, b)
+    }
+
+    /// Values in a JSON value, with its strings' bytes.
+    static func size(_ value: JSONValue) -> Int {
+        var total = 0
+        var stack = [value]
+        while let next = stack.popLast() {
+            total += 1
+            switch next {
+            case .string(let s): total += s.utf8.count
+            case .array(let items): stack += items
+            case .object(let members): for (key, member) in members { total += key.utf8.count; stack.append(member) }
+            default: break
+            }
+        }
+        return total
+    }
+
+    mutating func binary(_ op: BinaryOperator, _ lhs: RValue, _ rhs: RValue, _ span: SourceSpan) throws(EvalError) -> RValue {
         switch op {
-        case .equal, .strictEqual: return .bool(Self.strictEqual(lhs, rhs))
-        case .notEqual, .strictNotEqual: return .bool(!Self.strictEqual(lhs, rhs))
+        case .equal, .strictEqual: return .bool(try chargedEqual(lhs, rhs, span))
+        case .notEqual, .strictNotEqual: return .bool(!(try chargedEqual(lhs, rhs, span)))
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             let order: Int
             switch (lhs, rhs) {
@@ -503,6 +560,7 @@ struct Evaluator {
                 if x.isNaN || y.isNaN { return .bool(false) }
                 order = x < y ? -1 : x > y ? 1 : 0
             case (.string(let x), .string(let y)):
+                try charge(min(x.utf8.count, y.utf8.count), span)
                 order = x.utf16.lexicographicallyPrecedes(y.utf16) ? -1 : x.utf16.elementsEqual(y.utf16) ? 0 : 1
             case (.null, _), (_, .null):
                 throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `\(op.rawValue)`", span: span)
@@ -518,9 +576,17 @@ struct Evaluator {
         case .add:
             switch (lhs, rhs) {
             case (.number(let x), .number(let y)): return .number(x + y)
-            case (.string(let x), .string(let y)): return .string(x + y)
-            case (.string(let x), .number(let y)): return .string(x + formatNumber(y))
-            case (.number(let x), .string(let y)): return .string(formatNumber(x) + y)
+            case (.string(let x), .string(let y)):
+                try build(x.utf8.count + y.utf8.count, by: "`+`", span)
+                return .string(x + y)
+            case (.string(let x), .number(let y)):
+                let text = formatNumber(y)
+                try build(x.utf8.count + text.utf8.count, by: "`+`", span)
+                return .string(x + text)
+            case (.number(let x), .string(let y)):
+                let text = formatNumber(x)
+                try build(text.utf8.count + y.utf8.count, by: "`+`", span)
+                return .string(text + y)
             case (.null, _), (_, .null): throw EvalError(code: DatabaseCode.nullOperand, message: "null operand of `+`", span: span)
             default: throw EvalError(code: DatabaseCode.typeError, message: "cannot add \(lhs.typeName) and \(rhs.typeName)", span: span)
             }
@@ -569,6 +635,7 @@ struct Evaluator {
             return Self.read(call, of: snapshot.node)
         case .child, .hasChild:
             let path = try stringArgument(arguments.first ?? .null, name, expr.span)
+            if call.literalKeys == nil { try charge(path.utf8.count, expr.span) }
             let keys = call.literalKeys?.first ?? Self.childKeys(path)
             let node = DataTree.node(snapshot.node, at: keys)
             steps += keys.count
@@ -588,6 +655,7 @@ struct Evaluator {
             var all = true
             for (offset, item) in items.enumerated() {
                 let key = try stringArgument(item, name, expr.span)
+                if call.literalKeys == nil { try charge(1 + key.utf8.count, expr.span) }
                 let keys = call.literalKeys?[offset] ?? Self.hasChildrenKeys(key)
                 if keys.isEmpty || DataTree.node(node, at: keys) == nil { all = false }
             }
@@ -597,53 +665,103 @@ struct Evaluator {
         }
     }
 
-    func stringMethod(_ receiver: RValue, _ call: CompiledExpression.Call, _ arguments: [RValue], _ expr: CompiledExpression) throws(EvalError) -> RValue {
+    mutating func stringMethod(_ receiver: RValue, _ call: CompiledExpression.Call, _ arguments: [RValue],
+                               _ expr: CompiledExpression) throws(EvalError) -> RValue {
         let name = call.name
         guard case .string(let s) = receiver else {
             let code = { if case .null = receiver { DatabaseCode.nullOperand } else { DatabaseCode.typeError } }()
             throw EvalError(code: code, message: "`\(name)()` called on \(receiver.typeName)", span: expr.span)
         }
+        // Every string method reads the whole receiver (as UTF-16 code units) at least once.
+        try charge(s.utf8.count, expr.span)
         switch call.method {
         case .contains, .beginsWith, .endsWith:
-            let needle = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
+            let needleText = try stringArgument(arguments.first ?? .null, name, expr.span)
+            try charge(needleText.utf8.count, expr.span)
+            let needle = Array(needleText.utf16)
             let hay = Array(s.utf16)
             switch call.method {
             case .beginsWith: return .bool(hay.starts(with: needle))
             case .endsWith: return .bool(hay.count >= needle.count && Array(hay[(hay.count - needle.count)...]) == needle)
-            default: return .bool(Self.firstIndex(of: needle, in: hay, from: 0) != nil)
+            default: return .bool(SubstringSearch(needle).firstIndex(in: hay, from: 0) != nil)
             }
         case .replace:
-            let sub = Array(try stringArgument(arguments.first ?? .null, name, expr.span).utf16)
-            let replacement = Array(try stringArgument(arguments.count > 1 ? arguments[1] : .null, name, expr.span).utf16)
+            let subText = try stringArgument(arguments.first ?? .null, name, expr.span)
+            let replacementText = try stringArgument(arguments.count > 1 ? arguments[1] : .null, name, expr.span)
+            try charge(subText.utf8.count + replacementText.utf8.count, expr.span)
+            let sub = Array(subText.utf16)
+            let replacement = Array(replacementText.utf16)
             let hay = Array(s.utf16)
+            // The result's length is known before it is built: a replacement of `''` inserts
+            // `replacement` hay.count + 1 times, so `s.replace('', s)` is quadratic in `s`.
+            let search = SubstringSearch(sub)
+            var matches = 0
+            if sub.isEmpty {
+                matches = hay.count + 1
+            } else {
+                var i = 0
+                while let at = search.firstIndex(in: hay, from: i) {
+                    matches += 1
+                    i = at + sub.count
+                }
+            }
+            let (added, overflow) = matches.multipliedReportingOverflow(by: replacementText.utf8.count)
+            let bytes = overflow ? Int.max : s.utf8.count - (sub.isEmpty ? 0 : matches * subText.utf8.count) + added
+            try build(bytes, by: "`replace()`", expr.span)
             var out: [UInt16] = []
+            out.reserveCapacity(hay.count + matches * replacement.count)
             if sub.isEmpty {
                 // JVM `String.replace("", r)`: `r` before every code unit and at the end (inferred).
                 for unit in hay { out += replacement; out.append(unit) }
                 out += replacement
             } else {
                 var i = 0
-                while let found = Self.firstIndex(of: sub, in: hay, from: i) {
-                    out += hay[i..<found]
+                while let at = search.firstIndex(in: hay, from: i) {
+                    out += hay[i..<at]
                     out += replacement
-                    i = found + sub.count
+                    i = at + sub.count
                 }
                 out += hay[i...]
             }
             return .string(String(decoding: out, as: UTF16.self))
-        case .toLowerCase: return .string(s.lowercased())
-        case .toUpperCase: return .string(s.uppercased())
+        case .toLowerCase, .toUpperCase:
+            let mapped = call.method == .toLowerCase ? s.lowercased() : s.uppercased()
+            try build(mapped.utf8.count, by: "`\(name)()`", expr.span)
+            return .string(mapped)
         default:
             throw EvalError(code: DatabaseCode.typeError, message: "no method `\(name)` on a string", span: expr.span)
         }
     }
+}
 
-    static func firstIndex(of needle: [UInt16], in hay: [UInt16], from start: Int) -> Int? {
-        guard needle.count <= hay.count else { return nil }
-        if needle.isEmpty { return start }
+/// Finds a needle in UTF-16 code units in time linear in both (Knuth–Morris–Pratt): a naive
+/// search is quadratic on `aaa…ab` in `aaa…a`.
+struct SubstringSearch {
+    let needle: [UInt16]
+    /// `failure[i]`: the length of the longest proper prefix of `needle[...i]` that is also its suffix.
+    private let failure: [Int]
+
+    init(_ needle: [UInt16]) {
+        self.needle = needle
+        var failure = [Int](repeating: 0, count: needle.count)
+        var k = 0
+        for i in needle.indices.dropFirst() {
+            while k > 0, needle[i] != needle[k] { k = failure[k - 1] }
+            if needle[i] == needle[k] { k += 1 }
+            failure[i] = k
+        }
+        self.failure = failure
+    }
+
+    /// The first index at or after `start` where `needle` occurs in `hay`.
+    func firstIndex(in hay: [UInt16], from start: Int) -> Int? {
+        if needle.isEmpty { return start <= hay.count ? start : nil }
+        var k = 0
         var i = start
-        while i + needle.count <= hay.count {
-            if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+        while i < hay.count {
+            while k > 0, hay[i] != needle[k] { k = failure[k - 1] }
+            if hay[i] == needle[k] { k += 1 }
+            if k == needle.count { return i - needle.count + 1 }
             i += 1
         }
         return nil
@@ -693,7 +811,7 @@ extension DatabaseRulesCompiler {
                                  newData: DataOverlay(environment.newRoot), now: environment.now, query: environment.query,
                                  givenBindings: environment.bindings)
         let context = RuleContext(state: state, location: environment.location)
-        var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: context, coverage: nil)
+        var evaluator = Evaluator(limits: limits, context: context, coverage: nil)
         do {
             return .value(try evaluator.boolean(compiled))
         } catch {

@@ -16,11 +16,22 @@ public struct DatabaseLimits: Sendable, Hashable {
     public var evaluationStepLimit: Int
     /// Most nodes a write may carry (`RD5007`); production's 16 MB SDK write limit bounds it too.
     public var maxWrittenNodes: Int
+    /// Longest string a rule may build with `+`, `replace`, `toLowerCase` or `toUpperCase`, in
+    /// UTF-8 bytes (`RD5008`, the rule is false): 10 MiB, production's largest string value
+    /// (the limits page, reference §1.4), so no stored string is longer.
+    public var maxStringBytes: Int
+    /// Units of work the string operations of one request may do, all its rules together: one
+    /// per code unit read, compared or built by `length`, `==`, ordering, `+`, `contains`,
+    /// `beginsWith`, `endsWith`, `replace`, case mapping, `matches()`, `child()` paths and
+    /// `auth` comparisons (`RD5009`, the rule is false). RulesKit's own bound: production
+    /// documents no evaluation cost limit (reference §1.4), and the step limit counts nodes,
+    /// not how long the strings in them are.
+    public var evaluationWorkLimit: Int
 
     /// Creates limits; defaults as in ``default``.
     public init(maxSourceBytes: Int = 4 << 20, documentedSourceBytes: Int = 256 << 10, maxNestingDepth: Int = 64,
                 maxExpressionBytes: Int = 16 << 10, maxExpressionDepth: Int = 256, evaluationStepLimit: Int = 10_000,
-                maxWrittenNodes: Int = 100_000) {
+                maxWrittenNodes: Int = 100_000, maxStringBytes: Int = 10 << 20, evaluationWorkLimit: Int = 100_000_000) {
         self.maxSourceBytes = maxSourceBytes
         self.documentedSourceBytes = documentedSourceBytes
         self.maxNestingDepth = maxNestingDepth
@@ -28,10 +39,12 @@ public struct DatabaseLimits: Sendable, Hashable {
         self.maxExpressionDepth = maxExpressionDepth
         self.evaluationStepLimit = evaluationStepLimit
         self.maxWrittenNodes = maxWrittenNodes
+        self.maxStringBytes = maxStringBytes
+        self.evaluationWorkLimit = evaluationWorkLimit
     }
 
     /// 4 MiB source, 64 levels of JSON, 16 KiB and 256 levels per expression, 10,000 steps per
-    /// rule, 100,000 written nodes.
+    /// rule, 100,000 written nodes, 10 MiB strings, 100,000,000 units of string work per request.
     public static let `default` = DatabaseLimits()
 
     /// Keys: at most 768 bytes of UTF-8 (Realtime Database limits page, reference §1.4).

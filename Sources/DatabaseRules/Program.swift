@@ -113,8 +113,8 @@ public struct DatabaseProgram: Sendable {
         if case .read(let q) = request.operation { query = q }
         let state = RequestState(auth: auth, oldRoot: data, newData: DataOverlay(data), now: request.now, query: query)
         // One evaluator for every rule of the request, pointed at each rule in turn.
-        var evaluator = Evaluator(stepLimit: limits.evaluationStepLimit, context: RuleContext(state: state, location: []),
-                                  coverage: coverage)
+        var evaluator = Evaluator(limits: limits, context: RuleContext(state: state, location: []), coverage: coverage)
+        defer { trace?.workUnits = evaluator.work }
         switch request.operation {
         case .read:
             if firstGrant(.read, keys: keys, evaluator: &evaluator, explain: explain, coverage: coverage, trace: &trace) { return true }
@@ -306,8 +306,12 @@ public struct DatabaseProgram: Sendable {
             outcome = evaluator.outcome(expr)
             if tracing, explain, outcome != .value(true) {
                 // The same context (its node caches hold what a fresh one would compute), uncounted.
+                // An explanation gets a string-work budget of its own; the request's is kept.
                 evaluator.coverage = nil
+                let work = evaluator.work
+                evaluator.work = 0
                 blame = evaluator.blame(expr, rule: rule)
+                evaluator.work = work
                 evaluator.coverage = coverage
             }
         } else {

@@ -4,6 +4,7 @@
 // (BatchValidation).
 import BatchValidation
 import FieldValidation
+import PasswordStrength
 
 /// The kinds of field `validate` checks.
 public enum FieldKind: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -31,10 +32,13 @@ public struct CheckerSetupError: Error, CustomStringConvertible {
 public enum FieldCheckers {
     /// - Parameters:
     ///   - kind: which validator.
-    ///   - rulesDirectory: `--rules DIR`, loaded on top of the shipped packs.
+    ///   - rulesDirectory: `--rules DIR`, loaded on top of the shipped packs; its
+    ///     `lists/strength-*.txt` replace the shipped strength dictionaries.
     ///   - appName: the app's name (reserved as a display name).
+    ///   - strength: passwords only: estimate each password's strength (``FieldOutcome/strength``).
     /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
-    public static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil) throws(CheckerSetupError) -> any FieldChecker {
+    public static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil,
+                            strength: Bool = false) throws(CheckerSetupError) -> any FieldChecker {
         do throws(RulePackError) {
             let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
             switch kind {
@@ -43,7 +47,12 @@ public enum FieldCheckers {
             case .email:
                 return EmailChecker(validator: try EmailValidator(packs: packs))
             case .password:
-                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName))
+                var estimator: StrengthEstimator?
+                if let rulesDirectory, StrengthDictionaries.overridden(in: rulesDirectory) {
+                    estimator = StrengthEstimator(dictionaries: try StrengthDictionaries.load(directory: rulesDirectory))
+                }
+                return PasswordChecker(validator: try PasswordValidator(packs: packs, appName: appName, strengthEstimator: estimator),
+                                       estimatesStrength: strength)
             }
         } catch {
             throw CheckerSetupError(description: error.description)
@@ -109,17 +118,38 @@ public struct EmailChecker: FieldChecker {
     }
 }
 
-/// Passwords: only violations leave this checker, never the password or a normalized form.
+/// Passwords: only violations and, when asked, the strength estimate leave this checker, never
+/// the password or a normalized form.
 public struct PasswordChecker: FieldChecker {
     public let validator: PasswordValidator
+    /// Whether each outcome carries the password's strength (`validate password --strength`).
+    public let estimatesStrength: Bool
+
+    /// A checker; `estimatesStrength` adds ``FieldOutcome/strength`` to every outcome.
+    public init(validator: PasswordValidator, estimatesStrength: Bool = false) {
+        self.validator = validator
+        self.estimatesStrength = estimatesStrength
+    }
 
     public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value, context: context)
-        return FieldOutcome(violations: result.violations)
+        return FieldOutcome(violations: result.violations, strength: strength(value, context))
     }
 
     public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, confirmation: String, detail: OutcomeDetail) -> FieldOutcome {
         let result = validator.validate(utf8: value, context: context, confirmation: confirmation)
-        return FieldOutcome(violations: result.violations)
+        return FieldOutcome(violations: result.violations, strength: strength(value, context))
+    }
+
+    private func strength(_ value: UnsafeRawBufferPointer, _ context: RecordContext) -> StrengthReport? {
+        guard estimatesStrength else { return nil }
+        return Self.report(validator.strength(utf8: value, context: context))
+    }
+
+    /// A strength estimate as a record shows it.
+    public static func report(_ strength: PasswordStrength) -> StrengthReport {
+        func line(_ item: StrengthFeedbackItem) -> StrengthReport.Feedback { .init(code: item.code, message: item.message) }
+        return StrengthReport(score: strength.score, guessesLog10: strength.guessesLog10, warning: strength.feedback.warning.map(line),
+                              suggestions: strength.feedback.suggestions.map(line))
     }
 }

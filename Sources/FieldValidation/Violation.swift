@@ -170,12 +170,16 @@ public struct PasswordContext: Sendable, Hashable {
     public var email: String?
     /// The application's name.
     public var appName: String?
+    /// More words the password should not be built from (a name, a birthday…): the strength
+    /// estimate's user dictionary only, after the username, email and app name.
+    public var userInputs: [String]
 
     /// Creates a context; every value is optional.
-    public init(username: String? = nil, email: String? = nil, appName: String? = nil) {
+    public init(username: String? = nil, email: String? = nil, appName: String? = nil, userInputs: [String] = []) {
         self.username = username
         self.email = email
         self.appName = appName
+        self.userInputs = userInputs
     }
 
     /// No context.

@@ -22,6 +22,7 @@ public enum FuzzTargets {
         "FuzzDisplayName": DisplayNameHarness.run,
         "FuzzEmail": EmailHarness.run,
         "FuzzPassword": PasswordHarness.run,
+        "FuzzStrength": StrengthHarness.run,
         "FuzzRulePack": RulePackHarness.run,
         "FuzzRulesParser": RulesParserHarness.run,
         "FuzzRulesEval": RulesEvalTarget.run,
@@ -32,6 +33,7 @@ public enum FuzzTargets {
         "FuzzDatabaseParser": DatabaseParserHarness.run,
         "FuzzDatabaseEval": DatabaseEvalHarness.run,
         "FuzzVerify": VerifyHarness.run,
+        "FuzzRulesDocuments": DocumentReadersHarness.run,
         "FuzzPackCompiler": PackCompilerHarness.run,
     ]
 }

@@ -186,7 +186,11 @@ public final class PostgresClaimStore: ClaimStore {
         do {
             try await inTransaction(connection) { connection in
                 let logger = self.logger
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rulekit.claims'))", logger: logger)
+                // The lock's row must be read: a query returns once its columns are described,
+                // so an error while waiting (a statement timeout) arrives only in its rows.
+                let lock = try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext(\("rulekit.claims." + self.schema)))::text", logger: logger)
+                for try await _ in lock.decode(String.self) {}
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(self.schema)\""), logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS "\(self.schema)".rulekit_migrations (

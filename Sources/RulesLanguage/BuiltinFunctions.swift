@@ -8,9 +8,11 @@ import Darwin
 #endif
 
 extension Builtins {
-    static func global(_ name: String, _ args: [Value], _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func global(_ name: String, _ args: [Value], _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         guard args.count == 1 else { throw .functionNotFound(name, span) }
         let value = args[0]
+        try meter.charge(value.stringBytes, span)
+        if case .path(let p) = value { try meter.charge(p.segments.count + p.segments.reduce(0) { $0 + $1.utf8.count }, span) }
         switch (name, value) {
         case ("int", .int): return value
         case ("int", .float(let x)):
@@ -37,7 +39,8 @@ extension Builtins {
         }
     }
 
-    static func namespaced(_ namespace: String, _ name: String, _ args: [Value], _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func namespaced(_ namespace: String, _ name: String, _ args: [Value], _ span: SourceSpan,
+                           _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         let signature = "\(namespace).\(name)(\(args.map(\.typeName).joined(separator: ", ")))"
         let unsupported = EvaluationError.unsupported(signature, span)
         switch (namespace, name, args.count) {
@@ -113,6 +116,7 @@ extension Builtins {
             case .string(let s): data = Array(s.utf8)
             default: throw unsupported
             }
+            try meter.charge(data.count, span)
             switch name {
             case "crc32": return .bytes(Hashing.crc32(data))
             case "crc32c": return .bytes(Hashing.crc32c(data))

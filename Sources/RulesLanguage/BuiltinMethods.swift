@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 extension Builtins {
-    static func method(_ receiver: Value, _ name: String, _ args: [Value], regex: any RegexEngine, _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func method(_ receiver: Value, _ name: String, _ args: [Value], regex: any RegexEngine, _ span: SourceSpan,
+                       _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         // Built only when needed: method calls are hot and the message allocates.
         var notFound: EvaluationError { .functionNotFound("\(receiver.typeName).\(name)", span) }
         func arg<T>(_ i: Int, _ extract: (Value) -> T?, _ expected: String) throws(EvaluationError) -> T {
@@ -22,70 +23,113 @@ extension Builtins {
         }
         switch receiver {
         case .string(let s):
+            // Every string method reads the whole receiver at least once.
+            try meter.charge(s.utf8.count, span)
             switch (name, args.count) {
-            case ("lower", 0): return .string(s.lowercased())
-            case ("upper", 0): return .string(s.uppercased())
+            case ("lower", 0), ("upper", 0):
+                let mapped = name == "lower" ? s.lowercased() : s.uppercased()
+                try meter.build(mapped.utf8.count, "bytes", by: "`\(name)()`", span)
+                return .string(mapped)
             case ("size", 0): return .int(Int64(s.unicodeScalars.count))
             case ("trim", 0): return .string(trimSpaces(s))
-            case ("toUtf8", 0): return .bytes(Array(s.utf8))
+            case ("toUtf8", 0):
+                try meter.build(s.utf8.count, "bytes", by: "`toUtf8()`", span)
+                return .bytes(Array(s.utf8))
             case ("matches", 1):
                 let pattern = try arg(0, \.asString, "string")
+                try meter.charge(pattern.utf8.count, span)
                 return .bool(try regexCall { () throws(RegexError) in try regex.matches(s, pattern: pattern) })
             case ("replace", 2):
                 let pattern = try arg(0, \.asString, "string")
                 let replacement = try arg(1, \.asString, "string")
-                return .string(try regexCall { () throws(RegexError) in try regex.replace(s, pattern: pattern, with: replacement) })
+                try meter.charge(pattern.utf8.count + replacement.utf8.count, span)
+                let limit = meter.maxValueSize
+                switch try regexCall({ () throws(RegexError) in try regex.replace(s, pattern: pattern, with: replacement, maxResultBytes: limit) }) {
+                case .text(let text):
+                    try meter.build(text.utf8.count, "bytes", by: "`replace()`", span)
+                    return .string(text)
+                case .tooLarge(let bytes):
+                    throw .valueTooLarge("`replace()`", size: bytes, unit: "bytes", limit: limit, span)
+                }
             case ("split", 1):
                 let pattern = try arg(0, \.asString, "string")
-                return .list(try regexCall { () throws(RegexError) in try regex.split(s, pattern: pattern) }.map(Value.string))
+                try meter.charge(pattern.utf8.count, span)
+                let fields = try regexCall { () throws(RegexError) in try regex.split(s, pattern: pattern) }
+                try meter.build(fields.count, "elements", by: "`split()`", span)
+                return .list(fields.map(Value.string))
             default: throw notFound
             }
-        case .list(let items):
+        case .list(let items), .set(let items):
+            let isSet = { if case .set = receiver { true } else { false } }()
             switch (name, args.count) {
             case ("size", 0): return .int(Int64(items.count))
-            case ("concat", 1): return .list(items + (try arg(0, \.asList, "list")))
-            case ("hasAll", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(other.allSatisfy(items.contains))
-            case ("hasAny", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(other.contains(where: items.contains))
-            case ("hasOnly", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(items.allSatisfy(other.contains))
-            case ("removeAll", 1): let other = try arg(0, \.asCollection, "list or set"); return .list(items.filter { !other.contains($0) })
-            case ("toSet", 0): return Value.makeSet(items)
-            case ("join", 1):
+            case ("concat", 1) where !isSet:
+                let other = try arg(0, \.asList, "list")
+                try meter.build(items.count + other.count, "elements", by: "`concat()`", span)
+                return .list(items + other)
+            case ("hasAll", 1):
+                let other = try arg(0, \.asCollection, "list or set")
+                let members = try Membership(items, &meter, span)
+                for item in other where !(try members.contains(item, &meter, span)) { return .bool(false) }
+                return .bool(true)
+            case ("hasAny", 1):
+                let other = try arg(0, \.asCollection, "list or set")
+                let members = try Membership(items, &meter, span)
+                for item in other where try members.contains(item, &meter, span) { return .bool(true) }
+                return .bool(false)
+            case ("hasOnly", 1):
+                let other = try Membership(try arg(0, \.asCollection, "list or set"), &meter, span)
+                for item in items where !(try other.contains(item, &meter, span)) { return .bool(false) }
+                return .bool(true)
+            case ("removeAll", 1) where !isSet:
+                let other = try Membership(try arg(0, \.asCollection, "list or set"), &meter, span)
+                var kept: [Value] = []
+                for item in items where !(try other.contains(item, &meter, span)) { kept.append(item) }
+                return .list(kept)
+            case ("toSet", 0) where !isSet: return try meter.makeSet(items, span)
+            case ("join", 1) where !isSet:
                 let separator = try arg(0, \.asString, "string")
                 var parts: [String] = []
+                var size = max(0, items.count - 1) * separator.utf8.count
                 for item in items {
                     guard case .string(let text) = item else { throw .unsupported("join of a list containing \(item.typeName)", span) }
                     parts.append(text)
+                    size += text.utf8.count
                 }
+                try meter.charge(items.count, span)
+                try meter.build(size, "bytes", by: "`join()`", span)
                 return .string(parts.joined(separator: separator))
-            default: throw notFound
-            }
-        case .set(let items):
-            switch (name, args.count) {
-            case ("size", 0): return .int(Int64(items.count))
-            case ("hasAll", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(other.allSatisfy(items.contains))
-            case ("hasAny", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(other.contains(where: items.contains))
-            case ("hasOnly", 1): let other = try arg(0, \.asCollection, "list or set"); return .bool(items.allSatisfy(other.contains))
-            case ("difference", 1), ("intersection", 1), ("union", 1):
+            case ("difference", 1) where isSet, ("intersection", 1) where isSet, ("union", 1) where isSet:
                 guard case .set(let other) = args[0] else {
                     throw .unsupported("set.\(name)(\(args[0].typeName)), expected set.\(name)(set)", span)
                 }
                 switch name {
-                case "difference": return .set(items.filter { !other.contains($0) })
-                case "intersection": return .set(items.filter { other.contains($0) })
-                default: return Value.makeSet(items + other)
+                case "difference", "intersection":
+                    let members = try Membership(other, &meter, span)
+                    var kept: [Value] = []
+                    for item in items where try members.contains(item, &meter, span) == (name == "intersection") { kept.append(item) }
+                    return .set(kept)
+                default:
+                    try meter.build(items.count + other.count, "elements", by: "`union()`", span)
+                    return try meter.makeSet(items + other, span)
                 }
             default: throw notFound
             }
         case .map(let map):
             switch (name, args.count) {
             case ("size", 0): return .int(Int64(map.count))
-            case ("keys", 0): return .list(map.keys.sorted().map(Value.string))
-            case ("values", 0): return .list(map.keys.sorted().compactMap { map[$0] })
+            case ("keys", 0), ("values", 0):
+                try meter.charge(map.count + map.keys.reduce(0) { $0 + $1.utf8.count }, span)
+                let keys = map.keys.sorted()
+                return .list(name == "keys" ? keys.map(Value.string) : keys.compactMap { map[$0] })
             case ("diff", 1): return .mapDiff(MapDiff(after: map, before: try arg(0, \.asMap, "map")))
             case ("get", 2):
                 switch args[0] {
-                case .string(let key): return map[key] ?? args[1]
+                case .string(let key):
+                    try meter.charge(key.utf8.count, span)
+                    return map[key] ?? args[1]
                 case .list(let keys):
+                    try meter.charge(keys.count, span)
                     var current = receiver
                     for key in keys {
                         guard case .map(let m) = current, case .string(let k) = key, let next = m[k] else { return args[1] }
@@ -98,29 +142,31 @@ extension Builtins {
             }
         case .mapDiff(let diff):
             guard args.isEmpty else { throw notFound }
-            let added = diff.after.keys.filter { diff.before[$0] == nil }
-            let removed = diff.before.keys.filter { diff.after[$0] == nil }
-            let changed = diff.after.keys.filter { key in diff.before[key].map { $0 != diff.after[key] } ?? false }
-            let unchanged = diff.after.keys.filter { key in diff.before[key].map { $0 == diff.after[key] } ?? false }
-            let keys: [String]
-            switch name {
-            case "addedKeys": keys = added
-            case "removedKeys": keys = removed
-            case "changedKeys": keys = changed
-            case "unchangedKeys": keys = unchanged
-            case "affectedKeys": keys = added + removed + changed
-            default: throw notFound
+            let wanted = ["addedKeys", "removedKeys", "changedKeys", "unchangedKeys", "affectedKeys"]
+            guard wanted.contains(name) else { throw notFound }
+            try meter.charge(diff.after.count + diff.before.count, span)
+            var keys: [String] = []
+            if name == "addedKeys" || name == "affectedKeys" { keys += diff.after.keys.filter { diff.before[$0] == nil } }
+            if name == "removedKeys" || name == "affectedKeys" { keys += diff.before.keys.filter { diff.after[$0] == nil } }
+            if name == "changedKeys" || name == "unchangedKeys" || name == "affectedKeys" {
+                for (key, after) in diff.after {
+                    guard let before = diff.before[key] else { continue }
+                    if try meter.equal(before, after, span) == (name == "unchangedKeys") { keys.append(key) }
+                }
             }
             return .set(keys.sorted().map(Value.string))
         case .path(let p):
             guard name == "bind", args.count == 1 else { throw notFound }
             let bindings = try arg(0, \.asMap, "map")
+            try meter.charge(p.segments.count, span)
             var segments: [String] = []
             for segment in p.segments {
                 if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
                     let key = String(segment.dropFirst().dropLast())
                     guard let bound = bindings[key] else { throw .undefinedProperty(key, span) }
-                    segments.append(bound.asString ?? bound.description)
+                    let text = bound.asString ?? bound.boundedDescription(maxBytes: meter.maxValueSize + 1)
+                    try meter.build(text.utf8.count, "bytes", by: "`bind()`", span)
+                    segments.append(text)
                 } else {
                     segments.append(segment)
                 }
@@ -170,8 +216,12 @@ extension Builtins {
         case .bytes(let data):
             switch (name, args.count) {
             case ("size", 0): return .int(Int64(data.count))
-            case ("toBase64", 0): return .string(Hashing.base64url(data))
-            case ("toHexString", 0): return .string(data.map { RulesPrinter.hex($0).uppercased() }.joined())
+            case ("toBase64", 0):
+                try meter.build((data.count + 2) / 3 * 4, "bytes", by: "`toBase64()`", span)
+                return .string(Hashing.base64url(data))
+            case ("toHexString", 0):
+                try meter.build(data.count * 2, "bytes", by: "`toHexString()`", span)
+                return .string(data.map { RulesPrinter.hex($0).uppercased() }.joined())
             default: throw notFound
             }
         case .null:

@@ -63,11 +63,13 @@ enum BuiltinCatalogue {
 enum Builtins {
     // MARK: - Operators
 
-    static func binary(_ op: BinaryOperator, _ a: Value, _ b: Value, _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func binary(_ op: BinaryOperator, _ a: Value, _ b: Value, _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         switch op {
-        case .equal: return .bool(a == b)
-        case .notEqual: return .bool(a != b)
+        case .equal: return .bool(try meter.equal(a, b, span))
+        case .notEqual: return .bool(!(try meter.equal(a, b, span)))
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if case .string(let x) = a, case .string(let y) = b { try meter.charge(min(x.utf8.count, y.utf8.count), span) }
+            if case .bytes(let x) = a, case .bytes(let y) = b { try meter.charge(min(x.count, y.count), span) }
             let order = try compare(a, b, op, span)
             switch op {
             case .less: return .bool(order < 0)
@@ -75,8 +77,8 @@ enum Builtins {
             case .greater: return .bool(order > 0)
             default: return .bool(order >= 0)
             }
-        case .in: return .bool(try contains(b, a, span))
-        case .add, .subtract, .multiply, .divide, .remainder: return try arithmetic(op, a, b, span)
+        case .in: return .bool(try contains(b, a, span, &meter))
+        case .add, .subtract, .multiply, .divide, .remainder: return try arithmetic(op, a, b, span, &meter)
         case .and, .or: throw EvaluationError(code: "RL3099", message: "internal error: `\(op.rawValue)` reached arithmetic; please report the input", span: span)
         }
     }
@@ -102,18 +104,21 @@ enum Builtins {
         }
     }
 
-    static func contains(_ container: Value, _ item: Value, _ span: SourceSpan) throws(EvaluationError) -> Bool {
+    static func contains(_ container: Value, _ item: Value, _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Bool {
         switch container {
-        case .list(let items), .set(let items): return items.contains(item)
+        case .list(let items), .set(let items):
+            for element in items where try meter.equal(element, item, span) { return true }
+            return false
         case .map(let map):
             guard case .string(let key) = item else { return false }
+            try meter.charge(key.utf8.count, span)
             return map[key] != nil
         case .null: throw .nullValue("`in` on null", span)
         default: throw .unsupported("\(item.typeName) in \(container.typeName)", span)
         }
     }
 
-    static func arithmetic(_ op: BinaryOperator, _ a: Value, _ b: Value, _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func arithmetic(_ op: BinaryOperator, _ a: Value, _ b: Value, _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         switch (a, b) {
         case (.int(let x), .int(let y)):
             let result: (Int64, Bool)
@@ -143,9 +148,15 @@ enum Builtins {
                 guard y != 0 else { throw .divideByZero(span) }
                 return .float(x.truncatingRemainder(dividingBy: y))
             }
-        case (.string(let x), .string(let y)) where op == .add: return .string(x + y)
-        case (.list(let x), .list(let y)) where op == .add: return .list(x + y)
-        case (.bytes(let x), .bytes(let y)) where op == .add: return .bytes(x + y)
+        case (.string(let x), .string(let y)) where op == .add:
+            try meter.build(x.utf8.count + y.utf8.count, "bytes", by: "`+`", span)
+            return .string(x + y)
+        case (.list(let x), .list(let y)) where op == .add:
+            try meter.build(x.count + y.count, "elements", by: "`+`", span)
+            return .list(x + y)
+        case (.bytes(let x), .bytes(let y)) where op == .add:
+            try meter.build(x.count + y.count, "bytes", by: "`+`", span)
+            return .bytes(x + y)
         case (.timestamp(let t), .duration(let d)) where op == .add || op == .subtract:
             let seconds = op == .add ? d.seconds : try negated(d.seconds, span)
             return try timestamp(try sum(t.seconds, seconds, span), t.nanos + (op == .add ? d.nanos : -d.nanos), span)
@@ -213,13 +224,16 @@ enum Builtins {
         }
     }
 
-    static func index(_ base: Value, _ index: Value, _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func index(_ base: Value, _ index: Value, _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         switch (base, index) {
-        case (.map, .string(let key)): return try member(base, key, span)
+        case (.map, .string(let key)):
+            try meter.charge(key.utf8.count, span)
+            return try member(base, key, span)
         case (.list(let items), .int(let i)):
             guard i >= 0, i < items.count else { throw .indexOutOfRange(i, size: items.count, span) }
             return items[Int(i)]
         case (.string(let text), .int(let i)):
+            try meter.charge(text.utf8.count, span)
             let scalars = Array(text.unicodeScalars)
             guard i >= 0, i < scalars.count else { throw .indexOutOfRange(i, size: scalars.count, span) }
             return .string(String(scalars[Int(i)]))
@@ -231,7 +245,7 @@ enum Builtins {
         }
     }
 
-    static func range(_ base: Value, _ from: Value, _ to: Value, _ span: SourceSpan) throws(EvaluationError) -> Value {
+    static func range(_ base: Value, _ from: Value, _ to: Value, _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
         guard case .int(let i) = from, case .int(let j) = to else {
             throw .unsupported("\(base.typeName)[\(from.typeName):\(to.typeName)]", span)
         }
@@ -242,8 +256,10 @@ enum Builtins {
         switch base {
         case .list(let items):
             try check(items.count)
+            try meter.charge(Int(j - i), span)
             return .list(Array(items[Int(i)..<Int(j)]))
         case .string(let text):
+            try meter.charge(text.utf8.count, span)
             let scalars = Array(text.unicodeScalars)
             try check(scalars.count)
             var out = String.UnicodeScalarView()
@@ -251,6 +267,7 @@ enum Builtins {
             return .string(String(out))
         case .path(let p):
             try check(p.segments.count)
+            try meter.charge(Int(j - i), span)
             return .path(PathValue(segments: Array(p.segments[Int(i)..<Int(j)])))
         case .null: throw .nullValue("cannot slice null", span)
         default: throw .unsupported("\(base.typeName)[int:int]", span)

@@ -127,6 +127,9 @@ public struct Decision: Sendable {
     /// Filled only when no `allow` applied: the blocks that matched the path anyway, so the
     /// explanation can say which methods they do grant.
     public var completeMatches: [CompleteMatch]
+    /// Units of work the built-ins did for the request (``RulesLimits/evaluationWorkLimit``),
+    /// explanations not counted: a work counter for tests and tools.
+    public var workUnits = 0
 
     /// A multi-line explanation for people: the verdict, then each candidate with its location.
     public func explanation(in source: SourceFile) -> String {
@@ -163,7 +166,7 @@ public struct Decision: Sendable {
             }
         }
         for entry in debugOutput {
-            lines.append("debug \(source.name):\(source.location(of: entry.span.start)): \(entry.value)")
+            lines.append("debug \(source.name):\(source.location(of: entry.span.start)): \(entry.value.renderedForPeople())")
         }
         return lines.joined(separator: "\n")
     }
@@ -227,7 +230,7 @@ extension Decision {
             }
         }
         fields.append("\"candidates\": [\(candidateItems.joined(separator: ", "))]")
-        let debugItems = debugOutput.map { "{\(location($0.span)), \"value\": \(jsonString($0.value.description))}" }
+        let debugItems = debugOutput.map { "{\(location($0.span)), \"value\": \(jsonString($0.value.renderedForPeople()))}" }
         fields.append("\"debug\": [\(debugItems.joined(separator: ", "))]")
         fields.append("\"requestError\": " + (requestError.map(errorJSON) ?? "null"))
         fields.append("\"lookups\": \(lookupCount)")

@@ -13,6 +13,7 @@ extension Evaluator {
         case .string(let s): path = PathValue(s)
         default: throw .unsupported("\(qualified)(\(args[0].typeName)), expected a path", span)
         }
+        try meter.charge(path.segments.count + path.segments.reduce(0) { $0 + $1.utf8.count }, span)
         let s = path.segments
         guard s.count >= 5, s[0] == "databases", s[2] == "documents", (s.count - 3) % 2 == 0 else {
             throw .invalidArgument("`\(qualified)` needs a full document path like /databases/$(database)/documents/users/$(uid), got `\(path)`", span)

@@ -61,4 +61,15 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
     static func overflow(_ span: SourceSpan?) -> EvaluationError {
         EvaluationError(code: "RL3009", message: "integer overflow", span: span)
     }
+
+    static func workLimit(_ limit: Int, _ span: SourceSpan?) -> EvaluationError {
+        EvaluationError(code: "RL3024", message: "built-in operations did more than \(limit) units of work for one request",
+                        span: span, isLimit: true)
+    }
+
+    /// `RL3025`: `operation` would build a value of `size` units (`bytes`, `elements`, `segments`).
+    static func valueTooLarge(_ operation: String, size: Int, unit: String, limit: Int, _ span: SourceSpan?) -> EvaluationError {
+        EvaluationError(code: "RL3025", message: "\(operation) would build a value of \(size) \(unit), more than the limit of \(limit)",
+                        span: span, isLimit: true)
+    }
 }

@@ -19,6 +19,8 @@ final class Evaluator {
     /// Nesting of `eval` (and of explanations) right now, bounded by `maxEvaluationDepth`.
     var evaluationDepth = 0
     var steps = 0
+    /// The work of the built-ins for this request (`RL3024`) and the size of what they build (`RL3025`).
+    var meter: WorkMeter
     /// While explaining, `debug()` output and coverage are not recorded again.
     var explaining = false
     var debugOutput: [DebugEntry] = []
@@ -45,6 +47,7 @@ final class Evaluator {
         self.request = request
         self.lookup = lookup
         self.coverage = coverage
+        self.meter = WorkMeter(limits: program.limits)
     }
 
     // MARK: - Deciding
@@ -112,12 +115,15 @@ final class Evaluator {
             } catch {}
             // Explaining re-evaluates parts of the condition (quadratic along a blame path), so it
             // gets its own, larger budget; the request's step count is restored afterwards.
+            // The built-ins' work gets a fresh budget of the same size for the explanation.
             let savedSteps = steps
+            let savedWork = meter.fresh()
             steps = -99 * program.limits.evaluationStepLimit
             explaining = true
             let why = explain(condition)
             explaining = false
             steps = savedSteps
+            meter.restore(savedWork)
             decision.candidates.append(Candidate(allow: reference, verdict: .denied(why)))
             coverage?.recordAllow(candidate.allow.span, .denied)
         }
@@ -125,6 +131,7 @@ final class Evaluator {
         if pending.isEmpty { decision.completeMatches = completeMatches(segments) }
         decision.debugOutput = debugOutput
         decision.lookupCount = lookupCache.count
+        decision.workUnits = meter.used
         return decision
     }
 
@@ -169,11 +176,13 @@ final class Evaluator {
         case .string(let value): return .string(value)
         case .bytes(let value): return .bytes(value)
         case .list(let items):
+            try meter.charge(items.count, expr.span)
             var values: [Value] = []
             values.reserveCapacity(items.count)
             for item in items { values.append(try eval(item)) }
             return .list(values)
         case .map(let entries):
+            try meter.charge(entries.count, expr.span)
             var map: [String: Value] = [:]
             for entry in entries { map[entry.key] = try eval(entry.value) }
             return .map(map)
@@ -186,9 +195,14 @@ final class Evaluator {
                 case .interpolation(let inner):
                     let value = try eval(inner)
                     switch value {
-                    case .string(let text): parts.append(text)
+                    case .string(let text):
+                        try meter.charge(text.utf8.count, inner.span)
+                        parts.append(text)
                     case .int, .float, .bool: parts.append(value.description)
-                    case .path(let p): parts += p.segments
+                    case .path(let p):
+                        // `$(p)` splices a path: `/a/$(p)/$(p)` doubles it, so the size is checked.
+                        try meter.build(parts.count + p.segments.count, "segments", by: "`$(…)` in a path", inner.span)
+                        parts += p.segments
                     default: throw .unsupported("\(value.typeName) in a path segment", inner.span)
                     }
                 }
@@ -217,10 +231,10 @@ final class Evaluator {
             let value = try eval(base)
             let key = try eval(index)
             if case .path(let p) = value, case .string(let name) = key { return try pathField(p, name, expr.span) }
-            return try Builtins.index(value, key, expr.span)
+            return try Builtins.index(value, key, expr.span, &meter)
         case .range(let base, let from, let to):
             let value = try eval(base)
-            return try Builtins.range(value, try eval(from), try eval(to), expr.span)
+            return try Builtins.range(value, try eval(from), try eval(to), expr.span, &meter)
         case .call(let receiver, let name, let arguments):
             return try call(receiver, name, arguments, expr.span)
         case .unary(.not, let operand):
@@ -242,7 +256,7 @@ final class Evaluator {
             }
             let a = try eval(lhs)
             let b = try eval(rhs)
-            return try Builtins.binary(op, a, b, expr.span)
+            return try Builtins.binary(op, a, b, expr.span, &meter)
         case .isType(let operand, let typeName):
             return .bool(Builtins.isType(try eval(operand), typeName))
         case .ternary(let condition, let then, let otherwise):
@@ -382,12 +396,12 @@ final class Evaluator {
             if namespace == "firestore" {
                 return try documentLookup(name == "exists" ? "exists" : (name == "get" ? "get" : name), args, span, storage: true)
             }
-            return try Builtins.namespaced(namespace, name, args, span)
+            return try Builtins.namespaced(namespace, name, args, span, &meter)
         }
         if let receiver {
             let value = try eval(receiver)
             let args = try evalArguments(arguments)
-            return try Builtins.method(value, name, args, regex: program.regex, span)
+            return try Builtins.method(value, name, args, regex: program.regex, span, &meter)
         }
         if let index = program.scopes[scope][name] {
             return try callUser(program.functions[index], arguments, span)
@@ -400,7 +414,7 @@ final class Evaluator {
         if Evaluator.lookupFunctions.contains(name) && program.service == .firestore {
             return try documentLookup(name, args, span, storage: false)
         }
-        return try Builtins.global(name, args, span)
+        return try Builtins.global(name, args, span, &meter)
     }
 
     /// The wildcard bindings a function's body sees: those of the blocks around its declaration.

@@ -98,7 +98,7 @@ extension Evaluator {
             default: break
             }
             if case .success(let value) = result(child) {
-                operands.append(Blame.Operand(label: text(child), value: Evaluator.shorten(value.description)))
+                operands.append(Blame.Operand(label: text(child), value: Evaluator.shorten(value.boundedDescription(maxBytes: Value.renderedBytesLimit))))
             }
         }
         switch result(expr) {
@@ -109,7 +109,7 @@ extension Evaluator {
             if case .bool(false) = value {
                 message = "`\(Evaluator.shorten(source))` is false"
             } else {
-                message = "`\(Evaluator.shorten(source))` is \(value.typeName) `\(Evaluator.shorten(value.description))`, not bool"
+                message = "`\(Evaluator.shorten(source))` is \(value.typeName) `\(Evaluator.shorten(value.boundedDescription(maxBytes: Value.renderedBytesLimit)))`, not bool"
             }
             return Blame(span: expr.span, expression: source, message: message, error: nil, values: operands)
         }

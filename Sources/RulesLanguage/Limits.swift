@@ -25,13 +25,26 @@ public struct RulesLimits: Sendable, Hashable {
     /// Deepest nesting of expression evaluation, counted across function calls (RulesKit's own
     /// bound: call depth × expression height could otherwise exhaust a thread's stack). `RL3019`.
     public var maxEvaluationDepth: Int
+    /// Units of work the built-in operators, methods and functions may do for one request: one
+    /// per byte of a string or bytes value, and per element, entry or segment of a list, set,
+    /// map or path, that they read, compare or build. RulesKit's own bound: production counts
+    /// expressions (`evaluationStepLimit`), yet one expression such as `l.hasAll(l)` or
+    /// `s.split('').join(s)` costs as much as its inputs are large. `RL3024`.
+    public var evaluationWorkLimit: Int
+    /// Largest value one operation may build (`+`, `concat`, `join`, `replace`, `split`,
+    /// `lower`, `upper`, `toSet`, `union`, `toUtf8`, `toBase64`, `toHexString`, `$(…)` in a
+    /// path): bytes of a string or bytes value, elements of a list or set, segments of a path.
+    /// Production bounds evaluation by a memory limit it does not document (ref §1.2 lists
+    /// none); 1 MiB is Firestore's largest document, so no value read from one is larger.
+    /// `RL3025`.
+    public var maxValueSize: Int
 
     /// Creates limits; the defaults are Firebase's published quotas.
     public init(
         maxSourceBytes: Int = 256 * 1024, maxNestingDepth: Int = 64, maxMatchDepth: Int = 10,
         maxFunctionArguments: Int = 7, maxLetBindings: Int = 10, maxCallDepth: Int = 20,
         maxLookups: Int = 10, maxBatchedLookups: Int = 20, evaluationStepLimit: Int = 1000,
-        maxEvaluationDepth: Int = 256
+        maxEvaluationDepth: Int = 256, evaluationWorkLimit: Int = 10_000_000, maxValueSize: Int = 1 << 20
     ) {
         self.maxSourceBytes = maxSourceBytes
         self.maxNestingDepth = maxNestingDepth
@@ -43,6 +56,8 @@ public struct RulesLimits: Sendable, Hashable {
         self.maxBatchedLookups = maxBatchedLookups
         self.evaluationStepLimit = evaluationStepLimit
         self.maxEvaluationDepth = maxEvaluationDepth
+        self.evaluationWorkLimit = evaluationWorkLimit
+        self.maxValueSize = maxValueSize
     }
 
     /// Firebase's published limits.

@@ -148,6 +148,27 @@ public protocol RegexEngine: Sendable {
     func split(_ subject: String, pattern: String) throws(RegexError) -> [String]
     /// A problem with `pattern` found without matching (for the checker), or nil.
     func validate(pattern: String) -> RegexError?
+    /// Replaces every match like ``replace(_:pattern:with:)``, but never builds a result longer
+    /// than `maxResultBytes` UTF-8 bytes: it answers how long that result would be instead.
+    /// The default builds the result and measures it; an engine that knows the matches first
+    /// should size the result before building it.
+    func replace(_ subject: String, pattern: String, with replacement: String, maxResultBytes: Int) throws(RegexError) -> BoundedReplacement
+}
+
+/// What a bounded `replace` gives: the text, or how long it would have been.
+public enum BoundedReplacement: Sendable, Equatable {
+    /// The replaced text, at most the bound long.
+    case text(String)
+    /// The result would be `bytes` long, more than the bound, and was not built.
+    case tooLarge(bytes: Int)
+}
+
+extension RegexEngine {
+    /// Builds the result with ``replace(_:pattern:with:)`` and measures it.
+    public func replace(_ subject: String, pattern: String, with replacement: String, maxResultBytes: Int) throws(RegexError) -> BoundedReplacement {
+        let text = try replace(subject, pattern: pattern, with: replacement)
+        return text.utf8.count > maxResultBytes ? .tooLarge(bytes: text.utf8.count) : .text(text)
+    }
 }
 
 /// A regex engine that rejects every call; the default when none is injected.

@@ -228,3 +228,62 @@ extension Value: CustomStringConvertible {
         }
     }
 }
+
+extension Value {
+    /// Texts longer than this are cut in explanations and `debug()` output (with `…`).
+    static let renderedBytesLimit = 64 * 1024
+
+    /// ``description``, but written only until it is longer than `maxBytes` UTF-8 bytes: then
+    /// the text is a prefix of ``description`` at least `maxBytes` long. Values that share parts
+    /// (a list holding the same list many times) can describe to exponentially long text; this
+    /// stays linear in `maxBytes`.
+    func boundedDescription(maxBytes: Int) -> String {
+        var out = ""
+        _ = render(into: &out, maxBytes: maxBytes)
+        return out
+    }
+
+    /// ``boundedDescription(maxBytes:)`` with `…` added when the text was cut.
+    func renderedForPeople(maxBytes: Int = Value.renderedBytesLimit) -> String {
+        var out = ""
+        return render(into: &out, maxBytes: maxBytes) ? out : out + "…"
+    }
+
+    /// Appends ``description`` to `out`; false (and stops) once `out` is longer than `maxBytes`.
+    private func render(into out: inout String, maxBytes: Int) -> Bool {
+        func full() -> Bool { out.utf8.count <= maxBytes }
+        func items(_ values: [Value], open: String, close: String) -> Bool {
+            out += open
+            for (offset, value) in values.enumerated() {
+                if offset > 0 { out += ", " }
+                guard value.render(into: &out, maxBytes: maxBytes) else { return false }
+            }
+            out += close
+            return full()
+        }
+        switch self {
+        case .list(let values): return items(values, open: "[", close: "]")
+        case .set(let values): return items(values, open: "set(", close: ")")
+        case .map(let m):
+            out += "{"
+            for (offset, key) in m.keys.sorted().enumerated() {
+                if offset > 0 { out += ", " }
+                out += RulesPrinter.quote(key) + ": "
+                guard full(), (m[key] ?? .null).render(into: &out, maxBytes: maxBytes) else { return false }
+            }
+            out += "}"
+            return full()
+        case .bytes(let v):
+            out += "b'"
+            for byte in v {
+                out += "\\x" + RulesPrinter.hex(byte)
+                guard full() else { return false }
+            }
+            out += "'"
+            return full()
+        default:
+            out += description
+            return full()
+        }
+    }
+}

@@ -85,10 +85,24 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
 
     /// Replaces every match with `replacement` taken literally.
     public func replace(_ subject: String, pattern: String, with replacement: String) throws(RegexError) -> String {
+        switch try replace(subject, pattern: pattern, with: replacement, maxResultBytes: .max) {
+        case .text(let text): return text
+        case .tooLarge: return ""  // INVARIANT: nothing is longer than `Int.max` bytes.
+        }
+    }
+
+    /// Replaces every match with `replacement` taken literally, sizing the result from the
+    /// matches before building it: a result over `maxResultBytes` is never built.
+    public func replace(_ subject: String, pattern: String, with replacement: String, maxResultBytes: Int) throws(RegexError) -> BoundedReplacement {
         let compiled = try self.pattern(pattern, wholeString: false)
         let ranges = try run { () throws(PatternError) in try compiled.allMatches(in: subject) }
+        let matched = ranges.reduce(0) { $0 + $1.count }
+        let (added, addOverflow) = ranges.count.multipliedReportingOverflow(by: replacement.utf8.count)
+        let (size, sizeOverflow) = (subject.utf8.count - matched).addingReportingOverflow(added)
+        if addOverflow || sizeOverflow || size > maxResultBytes { return .tooLarge(bytes: addOverflow || sizeOverflow ? .max : size) }
         let bytes = Array(subject.utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(size)
         var position = 0
         for range in ranges {
             out += bytes[position..<range.lowerBound]
@@ -96,7 +110,7 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
             position = range.upperBound
         }
         out += bytes[position...]
-        return String(decoding: out, as: UTF8.self)
+        return .text(String(decoding: out, as: UTF8.self))
     }
 
     /// Splits on every match (Java/RE2J conventions, see the type's documentation).

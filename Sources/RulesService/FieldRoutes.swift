@@ -12,6 +12,8 @@ struct FieldRoutes: Sendable {
         let kind: FieldKind
         let checker: any FieldChecker
         let single: ValueCheck
+        /// Passwords: the single-value check that adds `"strength"` (`"strength": true` in the body).
+        let singleWithStrength: ValueCheck?
 
         /// Whether a value comes with a context and a confirmation: passwords only, as in the CLI,
         /// whose other field commands have no context flags. Other fields ignore both members,
@@ -42,8 +44,16 @@ struct FieldRoutes: Sendable {
         let fixed = RecordContext(appName: appName)
         for kind in FieldKind.allCases {
             let checker = try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName)
+            var withStrength: ValueCheck?
+            if kind == .password {
+                var writer = kind.jsonlWriter
+                writer.includesStrength = true
+                withStrength = ValueCheck(checker: try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName, strength: true),
+                                          writer: writer, fixedContext: fixed)
+            }
             fields[kind.rawValue] = Field(kind: kind, checker: checker,
-                                          single: ValueCheck(checker: checker, writer: kind.jsonlWriter, fixedContext: fixed))
+                                          single: ValueCheck(checker: checker, writer: kind.jsonlWriter, fixedContext: fixed),
+                                          singleWithStrength: withStrength)
         }
         self.fields = fields
         self.fixedContext = fixed
@@ -66,17 +76,22 @@ struct FieldRoutes: Sendable {
 
     // MARK: - One value
 
-    /// `{"value", "context"?, "confirmation"?}` (passwords); unknown members are ignored.
+    /// `{"value", "context"?, "confirmation"?, "strength"?}` (passwords); unknown members are
+    /// ignored.
     struct ValidateRequest: Decodable {
         struct Context: Decodable {
             var username: String?
             var email: String?
             var appName: String?
+            /// More words for the strength estimate's user dictionary.
+            var userInputs: [String]?
         }
 
         var value: String
         var context: Context?
         var confirmation: String?
+        /// `true`: the answer carries the password's strength estimate.
+        var strength: Bool?
     }
 
     /// `{"value"}` (fields without a context); every other member is ignored.
@@ -89,8 +104,10 @@ struct FieldRoutes: Sendable {
         let body = field.takesContext
             ? try await RequestBodyReader.decode(ValidateRequest.self, from: request, limit: limits.maxBodyBytes)
             : ValidateRequest(value: try await RequestBodyReader.decode(ValueRequest.self, from: request, limit: limits.maxBodyBytes).value)
-        let recordContext = RecordContext(username: body.context?.username, email: body.context?.email, appName: body.context?.appName)
-        let result = field.single.check(body.value, context: recordContext, confirmation: body.confirmation)
+        let recordContext = RecordContext(username: body.context?.username, email: body.context?.email, appName: body.context?.appName,
+                                          userInputs: body.context?.userInputs ?? [])
+        let check = body.strength == true ? field.singleWithStrength ?? field.single : field.single
+        let result = check.check(body.value, context: recordContext, confirmation: body.confirmation)
         return JSONResponse.make(bytes: result.json)
     }
 

@@ -34,7 +34,8 @@ paths:
         The answer is the CLI's JSONL record without `record`. `normalized` is absent for invalid
         values and for every password; `key` (the uniqueness key) is given for valid display
         names only. `context` and `confirmation` matter to passwords only; display names use the
-        server's `--app-name`.
+        server's `--app-name`. A password with `"strength": true` also gets `strength`, its
+        strength estimate (`validate password --strength`).
       parameters:
         - $ref: '#/components/parameters/Field'
       requestBody:
@@ -409,8 +410,9 @@ components:
     ValidateRequest:
       type: object
       description: |
-        `context` and `confirmation` are read for passwords only; for `email` and `display-name`
-        they are ignored whatever their type, as the CLI reads only `--field value` for those.
+        `context`, `confirmation` and `strength` are read for passwords only; for `email` and
+        `display-name` they are ignored whatever their type, as the CLI reads only `--field value`
+        for those. A batch line's `strength` and `context.userInputs` are ignored.
       required: [value]
       properties:
         value:
@@ -425,9 +427,17 @@ components:
               type: [string, 'null']
             appName:
               type: [string, 'null']
+            userInputs:
+              type: [array, 'null']
+              description: More words for the strength estimate's user dictionary.
+              items:
+                type: string
         confirmation:
           type: [string, 'null']
           description: The password typed a second time; `PW108` when they differ.
+        strength:
+          type: [boolean, 'null']
+          description: "`true`: the answer carries `strength` (passwords only)."
     Violation:
       type: object
       required: [code, rule, message]
@@ -452,6 +462,40 @@ components:
         normalized:
           type: string
         key:
+          type: string
+        strength:
+          $ref: '#/components/schemas/StrengthEstimate'
+    StrengthEstimate:
+      type: object
+      description: |
+        zxcvbn 4.5.0's estimate of the password's first 72 characters (docs/RULE-PACKS.md,
+        "Strength estimation"). Never any part of the password.
+      required: [score, guessesLog10, warning, suggestions]
+      additionalProperties: false
+      properties:
+        score:
+          type: integer
+          minimum: 0
+          maximum: 4
+        guessesLog10:
+          type: number
+          minimum: 0
+        warning:
+          anyOf:
+            - $ref: '#/components/schemas/StrengthFeedback'
+            - type: 'null'
+        suggestions:
+          type: array
+          items: {$ref: '#/components/schemas/StrengthFeedback'}
+    StrengthFeedback:
+      type: object
+      required: [code, message]
+      additionalProperties: false
+      properties:
+        code:
+          type: string
+          pattern: '^PW2[0-9][0-9]$'
+        message:
           type: string
     BatchRow:
       description: One line of a `validate-batch` response.

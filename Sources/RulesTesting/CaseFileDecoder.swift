@@ -13,15 +13,14 @@ public enum CaseFileLoader {
         try decode(try readText(path), path: path)
     }
 
-    /// Reads a UTF-8 text file, with platform-independent error messages.
+    /// Reads a UTF-8 text file of at most ``BoundedFile/maxBytes``, with platform-independent
+    /// error messages.
     static func readText(_ path: String) throws(CaseFileError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CaseFileError(file: path, message: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
+        do {
+            return try BoundedFile.text(path)
+        } catch {
+            throw CaseFileError(file: path + error.location, message: error.message)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CaseFileError(file: path, message: "the file is not valid UTF-8")
-        }
-        return text
     }
 
     /// Decodes case-file text. `path` decides JSON or YAML and anchors the `rules` path.

@@ -87,7 +87,7 @@ public enum DatabaseCaseFileLoader {
     public static func isDatabaseCaseFile(_ path: String) -> Bool {
         let lowered = path.lowercased()
         guard !lowered.hasSuffix(".yaml"), !lowered.hasSuffix(".yml"),
-              let data = FileManager.default.contents(atPath: path),
+              let data = try? BoundedFile.data(path),
               let tree = try? LenientJSONReader.parse(bytes: Array(data)),
               case .string(let service)? = tree["service"]?.value else { return false }
         return service.text == "database"

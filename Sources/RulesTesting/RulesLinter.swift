@@ -11,6 +11,8 @@ public enum LintCode {
     public static let deleteReadsRequestResource = "RL8003"
     /// A function no `allow` condition ever calls, directly or through other functions.
     public static let unusedFunction = "RL8004"
+    /// A note: the analysis of calls stopped at its work limit, so findings may be incomplete.
+    public static let analysisLimit = "RL8005"
 }
 
 /// Finds what reviewers of security rules tend to miss, in a parsed ruleset that may be
@@ -25,28 +27,54 @@ public enum RulesLinter {
         analyze(file).diagnostics
     }
 
+    /// Lints with a smaller analysis budget than ``analysisWorkLimit`` (tests of `RL8005`).
+    public static func lint(_ file: RulesFile, analysisWorkLimit limit: Int) -> [Diagnostic] {
+        analyze(file, limit: limit).diagnostics
+    }
+
     /// The ownership holes (`RL8002`) of a parsed rules file, with what a proof needs: the
     /// block's whole match pattern, the wildcard and the write methods of the `allow`.
     public static func ownershipHoles(_ file: RulesFile) -> [OwnershipHole] {
         analyze(file).holes
     }
 
-    private static func analyze(_ file: RulesFile) -> (diagnostics: [Diagnostic], holes: [OwnershipHole]) {
+    /// Units of analysis work for one file: one per expression visited, a function's body
+    /// counted once for each distinct (function, argument kinds, call depth). RulesKit's own
+    /// bound; past it calls are no longer followed and an `RL8005` note says so.
+    public static let analysisWorkLimit = 1_000_000
+
+    /// The work the analysis of `file` takes, in the units of ``analysisWorkLimit`` (a counter
+    /// for tests: it grows with the text, never with the number of call paths).
+    public static func analysisWork(_ file: RulesFile, limit: Int = analysisWorkLimit) -> Int {
+        analyze(file, limit: limit).work
+    }
+
+    private static func analyze(_ file: RulesFile, limit: Int = analysisWorkLimit)
+        -> (diagnostics: [Diagnostic], holes: [OwnershipHole], work: Int) {
         var collector = LintCollector()
         collector.collect(file)
         var diagnostics: [Diagnostic] = []
         var holes: [OwnershipHole] = []
-        var used = Set<Int>()
+        // One memo for the file: what a function's body does depends only on the function, the
+        // kinds of its arguments and how deep the call is, never on the call path.
+        let memo = AnalysisMemo(limit: limit)
         for site in collector.allows {
-            var analysis = ConditionAnalysis(functions: collector.functions)
+            var analysis = ConditionAnalysis(functions: collector.functions, memo: memo)
             if let condition = site.allow.condition {
                 analysis.walk(condition, env: [:], scope: site.scope, depth: 0)
             }
-            used.formUnion(analysis.usedFunctions)
             let found = findings(for: site, facts: analysis)
             diagnostics += found.diagnostics
             holes += found.holes
         }
+        if let stop = memo.stoppedAt {
+            diagnostics.append(Diagnostic(
+                code: LintCode.analysisLimit, severity: .note,
+                message: "calls were followed for \(limit) units of work and no further; findings may be incomplete",
+                span: stop,
+                help: "RL8002 may warn about comparisons made in calls it did not follow; split the rules or reduce the calls per function"))
+        }
+        let used = collector.calledFunctions()
         for function in collector.functions where !used.contains(function.id) {
             diagnostics.append(Diagnostic(
                 code: LintCode.unusedFunction, severity: .warning,
@@ -54,7 +82,7 @@ public enum RulesLinter {
                 span: function.decl.nameSpan,
                 help: "remove it, or call it from an `allow` condition"))
         }
-        return (diagnostics.sorted { ($0.span?.start ?? 0, $0.code) < ($1.span?.start ?? 0, $1.code) }, holes)
+        return (diagnostics.sorted { ($0.span?.start ?? 0, $0.code) < ($1.span?.start ?? 0, $1.code) }, holes, memo.work)
     }
 
     private static let writeMethods: Set<RuleMethod> = [.write, .create, .update, .delete]
@@ -159,6 +187,30 @@ struct LintCollector {
     var functions: [LintFunction] = []
     var allows: [AllowSite] = []
 
+    /// Every function an `allow` condition calls, directly or through other functions, at any
+    /// depth: the call graph (each call resolved lexically where it is written) searched from
+    /// the conditions, each function once.
+    func calledFunctions() -> Set<Int> {
+        var called = Set<Int>()
+        var pending: [Int] = []
+        func visit(_ expr: Expr, in scope: LintScope) {
+            var stack = [expr]
+            while let next = stack.popLast() {
+                if case .call(nil, let name, _) = next.kind, let id = scope.resolve(name), called.insert(id).inserted {
+                    pending.append(id)
+                }
+                stack += next.children
+            }
+        }
+        for site in allows { if let condition = site.allow.condition { visit(condition, in: site.scope) } }
+        while let id = pending.popLast() {
+            let function = functions[id]
+            for binding in function.decl.lets { visit(binding.value, in: function.scope) }
+            visit(function.decl.body, in: function.scope)
+        }
+        return called
+    }
+
     mutating func collect(_ file: RulesFile) {
         let global = LintScope(parent: nil, variables: [])
         declare(file.functions, in: global)
@@ -191,31 +243,76 @@ struct LintCollector {
 // MARK: - Condition analysis
 
 /// Where a value comes from, as far as the linter cares.
-enum ValueOrigin: Equatable {
+enum ValueOrigin: Hashable {
     case wildcard(String)
     case request, auth, authUID, requestResource, requestMethod
     case other
 }
 
+/// What following one call found: the facts a condition collects.
+struct CallFacts {
+    var comparedWithUID: Set<String>
+    var readsRequestResource: Bool
+    var readsRequestMethod: Bool
+}
+
+/// The facts of each call already followed, and the work spent, shared by every condition of a
+/// file. A class: conditions and the calls inside them add to the same memo.
+final class AnalysisMemo {
+    struct Key: Hashable {
+        let function: Int
+        let arguments: [ValueOrigin]
+        let depth: Int
+    }
+
+    let limit: Int
+    var facts: [Key: CallFacts] = [:]
+    private(set) var work = 0
+    /// Where the work limit was reached, when it was.
+    private(set) var stoppedAt: SourceSpan?
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Counts one unit for `expr`; false once the limit is reached.
+    func spend(_ expr: Expr) -> Bool {
+        guard stoppedAt == nil else { return false }
+        work += 1
+        if work > limit { stoppedAt = expr.span }
+        return stoppedAt == nil
+    }
+}
+
 /// Follows a condition through the functions it calls (arguments bound to parameters, `let`s
-/// to their values) and records what the lints need.
+/// to their values) and records what the lints need. Each distinct call is followed once per
+/// file (``AnalysisMemo``), so the work is linear in the text even when every function calls
+/// the next many times.
 struct ConditionAnalysis {
-    /// Calls deeper than this are not followed (the language allows 20).
+    /// Calls deeper than this are not followed (the language allows 20; a deeper call is an
+    /// evaluation error, `RL3010`, so what it would compare never grants).
     static let maxDepth = 24
 
     let functions: [LintFunction]
-    private(set) var usedFunctions = Set<Int>()
+    let memo: AnalysisMemo
     /// Wildcards compared with `request.auth.uid` by `==` somewhere in the condition.
     private(set) var comparedWithUID = Set<String>()
     private(set) var readsRequestResource = false
     private(set) var readsRequestMethod = false
     private var callStack: [Int] = []
 
-    init(functions: [LintFunction]) {
+    init(functions: [LintFunction], memo: AnalysisMemo, callStack: [Int] = []) {
         self.functions = functions
+        self.memo = memo
+        self.callStack = callStack
+    }
+
+    var facts: CallFacts {
+        CallFacts(comparedWithUID: comparedWithUID, readsRequestResource: readsRequestResource, readsRequestMethod: readsRequestMethod)
     }
 
     mutating func walk(_ expr: Expr, env: [String: ValueOrigin], scope: LintScope, depth: Int) {
+        guard memo.spend(expr) else { return }
         switch expr.kind {
         case .binary(.equal, let lhs, let rhs):
             let pair = (origin(lhs, env: env, scope: scope), origin(rhs, env: env, scope: scope))
@@ -233,20 +330,33 @@ struct ConditionAnalysis {
     }
 
     private mutating func enter(_ id: Int, arguments: [Expr], env: [String: ValueOrigin], scope: LintScope, depth: Int) {
-        usedFunctions.insert(id)
         guard depth < Self.maxDepth, !callStack.contains(id) else { return }
         let function = functions[id]
         var inner: [String: ValueOrigin] = [:]
+        var kinds: [ValueOrigin] = []
         for (parameter, argument) in zip(function.decl.parameters, arguments) {
-            inner[parameter] = origin(argument, env: env, scope: scope)
+            let kind = origin(argument, env: env, scope: scope)
+            inner[parameter] = kind
+            kinds.append(kind)
         }
-        callStack.append(id)
-        for binding in function.decl.lets {
-            walk(binding.value, env: inner, scope: function.scope, depth: depth + 1)
-            inner[binding.name] = origin(binding.value, env: inner, scope: function.scope)
+        let key = AnalysisMemo.Key(function: id, arguments: kinds, depth: depth)
+        let found: CallFacts
+        if let known = memo.facts[key] {
+            found = known
+        } else {
+            var inside = ConditionAnalysis(functions: functions, memo: memo, callStack: callStack + [id])
+            for binding in function.decl.lets {
+                inside.walk(binding.value, env: inner, scope: function.scope, depth: depth + 1)
+                inner[binding.name] = inside.origin(binding.value, env: inner, scope: function.scope)
+            }
+            inside.walk(function.decl.body, env: inner, scope: function.scope, depth: depth + 1)
+            found = inside.facts
+            // Facts cut short by the work limit are not reused as if complete.
+            if memo.stoppedAt == nil { memo.facts[key] = found }
         }
-        walk(function.decl.body, env: inner, scope: function.scope, depth: depth + 1)
-        callStack.removeLast()
+        comparedWithUID.formUnion(found.comparedWithUID)
+        readsRequestResource = readsRequestResource || found.readsRequestResource
+        readsRequestMethod = readsRequestMethod || found.readsRequestMethod
     }
 
     /// Classifies an expression and notes reads of `request.resource` and `request.method`.

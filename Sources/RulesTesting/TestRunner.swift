@@ -168,12 +168,17 @@ public final class RulesTestRunner {
     }
 
     /// Reads a UTF-8 source file for the compiler.
+    ///
+    /// At most ``BoundedFile/maxBytes`` are read; a longer file is refused with the line and
+    /// column where the bound falls.
     public static func readSource(_ path: String) throws(SourceReadError) -> SourceFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SourceReadError(message: FileManager.default.fileExists(atPath: path) ? "the file cannot be read" : "no such file")
+        do {
+            return SourceFile(name: path, text: try BoundedFile.text(path))
+        } catch .unreadable {
+            throw SourceReadError(message: "the file cannot be read")
+        } catch {
+            throw SourceReadError(message: error.location.isEmpty ? error.message : "\(path)\(error.location): \(error.message)")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw SourceReadError(message: "the file is not valid UTF-8") }
-        return SourceFile(name: path, text: text)
     }
 
     private func collector(for rulesPath: String, program: Program) -> CoverageCollector? {

@@ -1,3 +1,4 @@
+import YAMLBounds
 import Yams
 
 /// Reads YAML into a ``DocumentTree`` through Yams' node API.
@@ -5,17 +6,29 @@ import Yams
 /// Scalars follow the YAML 1.2 core schema as Yams resolves it: a plain `2` is an int, `2.0` a
 /// float, `true`/`null` what they say; a quoted scalar is always a string. Map keys must be
 /// strings and unique. Anchors are resolved by Yams; explicit tags other than the core ones are
-/// rejected.
+/// rejected. Before Yams composes the text, one pass over its events bounds it (``maxDepth``,
+/// ``maxAliasedValues``), so the work is linear in the text.
 public enum YAMLReader {
-    /// Deepest nesting of lists and maps accepted.
+    /// Deepest nesting of lists and maps accepted, aliases expanded.
     public static let maxDepth = 128
+    /// Most values (scalars, lists and maps) that aliases may repeat in one document, counted
+    /// with the aliases inside what they repeat expanded. RulesKit's own bound: YAML has none,
+    /// and ten levels of ten-way aliases in 600 bytes stand for ten billion values.
+    public static let maxAliasedValues = 100_000
 
     /// Parses the first YAML document of `text`; an empty document reads as `null`.
     ///
     /// - Throws: ``DocumentSyntaxError`` at the first problem.
     public static func read(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+        var converted = 0
+        return try read(text, converted: &converted)
+    }
+
+    /// ``read(_:)``, counting the nodes converted (a work counter for tests: a node reached again
+    /// through an alias is not converted again).
+    static func read(_ text: String, converted: inout Int) throws(DocumentSyntaxError) -> DocumentTree {
         do {
-            return try compose(text)
+            return try compose(text, converted: &converted)
         } catch {
             var located = error
             (located.line, located.column) = location(yamlLine: error.line, yamlColumn: error.column, in: text)
@@ -51,7 +64,12 @@ public enum YAMLReader {
         return (lineFeeds + 1, String(text.unicodeScalars[lineStart..<index]).count + 1)
     }
 
-    private static func compose(_ text: String) throws(DocumentSyntaxError) -> DocumentTree {
+    private static func compose(_ text: String, converted count: inout Int) throws(DocumentSyntaxError) -> DocumentTree {
+        do {
+            try YAMLBounds.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)
+        } catch {
+            throw DocumentSyntaxError(message: error.message, line: error.line, column: error.column)
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -61,20 +79,34 @@ public enum YAMLReader {
             throw DocumentSyntaxError(message: "cannot read YAML: \(error)", line: 1, column: 1)
         }
         guard let root else { return .null }
-        return try tree(root, depth: 0)
+        var converted: [ObjectIdentifier: DocumentTree] = [:]
+        defer { count = converted.count }
+        return try tree(root, depth: 0, converted: &converted)
     }
 
-    private static func tree(_ node: Node, depth: Int) throws(DocumentSyntaxError) -> DocumentTree {
+    /// Converts `node`. Yams gives an alias the very node its anchor names, down to the tag
+    /// object each parsed node has of its own; a node seen again is the tree made the first
+    /// time (shared, not rebuilt), so converting costs as many steps as the text has values.
+    /// Its nesting was bounded with aliases expanded before composing (``YAMLBounds``).
+    private static func tree(_ node: Node, depth: Int, converted: inout [ObjectIdentifier: DocumentTree]) throws(DocumentSyntaxError) -> DocumentTree {
         guard depth < maxDepth else {
             throw problem("lists and maps are nested more than \(maxDepth) levels deep", node)
         }
+        let identity: ObjectIdentifier? = switch node {
+        case .scalar(let scalar): ObjectIdentifier(scalar.tag)
+        case .sequence(let sequence): ObjectIdentifier(sequence.tag)
+        case .mapping(let mapping): ObjectIdentifier(mapping.tag)
+        case .alias: nil
+        }
+        if let identity, let known = converted[identity] { return known }
+        let result: DocumentTree
         switch node {
         case .scalar(let scalar):
-            return try value(of: scalar, node: node)
+            result = try value(of: scalar, node: node)
         case .sequence(let sequence):
             var items: [DocumentTree] = []
-            for item in sequence { items.append(try tree(item, depth: depth + 1)) }
-            return .list(items)
+            for item in sequence { items.append(try tree(item, depth: depth + 1, converted: &converted)) }
+            result = .list(items)
         case .mapping(let mapping):
             var entries: [(key: String, value: DocumentTree)] = []
             var keys = Set<String>()
@@ -84,12 +116,14 @@ public enum YAMLReader {
                 }
                 let key = keyScalar.string
                 guard keys.insert(key).inserted else { throw problem("duplicate key `\(key)`", keyNode) }
-                entries.append((key, try tree(valueNode, depth: depth + 1)))
+                entries.append((key, try tree(valueNode, depth: depth + 1, converted: &converted)))
             }
-            return .map(entries)
+            result = .map(entries)
         case .alias:
             throw problem("YAML aliases are not supported in case files", node)
         }
+        if let identity { converted[identity] = result }
+        return result
     }
 
     private static func value(of scalar: Node.Scalar, node: Node) throws(DocumentSyntaxError) -> DocumentTree {

@@ -4,6 +4,7 @@
 // abstractions: a proof still holds for every value they could take, and a witness that depends
 // on them is only shown when the evaluator confirms it.
 import Diagnostics
+import Foundation
 import RulesLanguage
 
 /// A construct encoded as "any value" instead of exactly, with where it is.
@@ -385,6 +386,14 @@ final class Encoder {
 
     /// When a value is `true`, `false`, or neither (an error or not a bool).
     func truth(_ v: SymValue) -> (isTrue: String, isFalse: String) {
+        // A value made by `boolValue` (possibly returned through a call) is true exactly when
+        // its `isTrue` is, and false when its `isFalse` is and its `isTrue` is not: the same
+        // terms as below, without repeating both inside each other at every `&&` and `||`
+        // (which nests exponentially once Z3 expands the names).
+        if v.alts.count == 1, case .bool(let b) = v.alts[0].payload, let known = boolTruths[v.err + "|" + b],
+           v.alts[0].guard_ == known.guard_ || v.alts[0].guard_ == SMT.and([SMT.not(v.err), known.guard_]) {
+            return (b, share(SMT.and([known.isFalse, SMT.not(b)])))
+        }
         var t: [String] = []
         var f: [String] = []
         for alt in v.alts {
@@ -399,8 +408,13 @@ final class Encoder {
     private func boolValue(isTrue: String, isFalse: String) -> SymValue {
         let isTrue = share(isTrue), isFalse = share(isFalse)
         let err = share(SMT.not(SMT.or([isTrue, isFalse])))
-        return SymValue(err: err, alts: [.init(guard_: SMT.or([isTrue, isFalse]), payload: .bool(isTrue))])
+        let guard_ = SMT.or([isTrue, isFalse])
+        boolTruths[err + "|" + isTrue] = (isFalse, guard_)
+        return SymValue(err: err, alts: [.init(guard_: guard_, payload: .bool(isTrue))])
     }
+
+    /// What `boolValue` made, by its error and `isTrue` terms (see ``truth(_:)``).
+    private var boolTruths: [String: (isFalse: String, guard_: String)] = [:]
 
     private func plainBool(_ term: String, err: String = "false") -> SymValue {
         let err = share(err)
@@ -410,6 +424,7 @@ final class Encoder {
     /// Applies `body` to every alternative; `body` returns a value for that alternative (whose
     /// own error adds to the result's).
     private func map(_ v: SymValue, _ body: (Payload) -> SymValue) -> SymValue {
+        guard spend(v.alts.count) else { return .error }
         var err = [v.err]
         var alts: [SymValue.Alternative] = []
         for alt in v.alts {
@@ -427,6 +442,9 @@ final class Encoder {
     // MARK: - Expressions
 
     func encode(_ expr: Expr) -> SymValue {
+        // Past the budget or the deadline, every term is an error: the caller gives up on the
+        // property (``stopped``), so these values are never used for a verdict.
+        guard spend(1) else { return .error }
         switch expr.kind {
         case .null: return SymValue(.null)
         case .bool(let value): return SymValue(.bool(value ? "true" : "false"))
@@ -987,6 +1005,23 @@ final class Encoder {
             abstract("a call deeper than \(program.limits.maxCallDepth) (`\(declaration.name)`)", span)
             return .error
         }
+        // The same function with the same arguments, wildcards and call depth encodes to the
+        // same value (evaluation is deterministic): each distinct call is inlined once, so nine
+        // functions that each call the next ten times cost nine bodies, not a billion.
+        var key = "\(declaration.nameSpan.start)|\(callDepth)"
+        for arg in args { key += "|"; Self.signature(arg, into: &key) }
+        for (name, value) in bindings.prefix(function.visibleBindings) { key += "|" + name + "="; Self.signature(value, into: &key) }
+        if let known = callMemo[key] { return known }
+        let result = inline(function, args)
+        if stopped == nil { callMemo[key] = result }
+        return result
+    }
+
+    /// Calls already inlined, by function, depth, arguments and wildcards (see ``callUser``).
+    private var callMemo: [String: SymValue] = [:]
+
+    private func inline(_ function: FunctionEntry, _ args: [SymValue]) -> SymValue {
+        let declaration = function.declaration
         let savedFrame = frame, savedScope = scope, savedBindings = bindings
         callDepth += 1
         defer {
@@ -1009,6 +1044,47 @@ final class Encoder {
         let body = encode(declaration.body)
         let err = SMT.or([argErr] + letErr + [body.err])
         return SymValue(err: err, alts: body.alts.map { .init(guard_: SMT.and([SMT.not(err), $0.guard_]), payload: $0.payload) })
+    }
+
+    /// A text that is equal for equal symbolic values: their terms, and the identity of the
+    /// input maps they read.
+    static func signature(_ value: SymValue, into out: inout String) {
+        out += value.err
+        for alt in value.alts {
+            out += "?" + alt.guard_ + ":"
+            signature(alt.payload, into: &out)
+        }
+    }
+
+    private static func signature(_ payload: Payload, into out: inout String) {
+        func map(_ m: SymMap) { out += "#\(UInt(bitPattern: ObjectIdentifier(m).hashValue))" }
+        switch payload {
+        case .null: out += "n"
+        case .bool(let t): out += "b(" + t + ")"
+        case .int(let t): out += "i(" + t + ")"
+        case .float(let t): out += "f(" + t + ")"
+        case .string(let t): out += "s(" + t + ")"
+        case .timestamp(let t): out += "t(" + t + ")"
+        case .duration(let t): out += "d(" + t + ")"
+        case .map(.symbolic(let m)): out += "m"; map(m)
+        case .map(.literal(let fields)):
+            out += "{"
+            for (key, field) in fields { out += SMT.string(key) + "="; signature(field, into: &out); out += "," }
+            out += "}"
+        case .map(.storage(let m, let name, let bucket)): out += "o"; map(m); out += "(" + (name ?? "-") + "," + (bucket ?? "-") + ")"
+        case .list(let items):
+            out += "["
+            for item in items { signature(item, into: &out); out += "," }
+            out += "]"
+        case .keySet(let set):
+            switch set.source {
+            case .keys(let m): out += "k"; map(m)
+            case .diff(let kind, let a, let b): out += "k" + kind; map(a); map(b)
+            }
+        case .path(let segments): out += "p(" + segments.joined(separator: ",") + ")"
+        case .mapDiff(let a, let b): out += "D"; map(a); map(b)
+        case .opaque(let type, let id): out += "O" + type + "(" + id + ")"
+        }
     }
 
     // MARK: - Lookups
@@ -1416,6 +1492,41 @@ final class Encoder {
 
     /// False when ``finish()`` found its invariant broken; the verdict is then `unknown`.
     private(set) var complete = true
+
+    // MARK: - Budget
+
+    /// Most units of encoding work for one query: one per expression encoded (each call site
+    /// encodes its function's body again) and one per alternative of a value combined.
+    /// RulesKit's own bound, far above what the evaluator's 1,000 expressions per request
+    /// (`RL3012`) can use; past it the property is `unknown` with a `VF2001` reason.
+    static let encodingWorkLimit = 200_000
+    /// The budget of this encoder (``encodingWorkLimit`` unless a test sets a smaller one).
+    var workLimit = Encoder.encodingWorkLimit
+    /// Units of work spent so far.
+    private(set) var work = 0
+    /// When encoding must stop: the property's deadline (`--timeout`), checked every 256 units.
+    var deadline: Date?
+    /// Why encoding stopped early (the budget or the deadline), or nil.
+    private(set) var stopped: String?
+    private var nextDeadlineCheck = 0
+
+    /// Counts `units` of work; false once the budget or the deadline is exceeded.
+    func spend(_ units: Int) -> Bool {
+        guard stopped == nil else { return false }
+        work += units
+        if work > workLimit {
+            stopped = "VF2001 encoding needs more than \(workLimit) units of work (each call inlines its function's body)"
+            return false
+        }
+        if work >= nextDeadlineCheck, let deadline {
+            nextDeadlineCheck = work + 256
+            if Date() >= deadline {
+                stopped = "timeout"
+                return false
+            }
+        }
+        return true
+    }
 }
 
 /// Functions visible in one scope, with the scope their bodies resolve names in.

@@ -86,12 +86,11 @@ public enum PropertyFileLoader {
     ///
     /// - Throws: ``PropertyFileError`` at the first problem.
     public static func load(path: String) throws(PropertyFileError) -> PropertyFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw PropertyFileError(code: "VF1001", location: path, message: exists ? "cannot read the file" : "no such file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw PropertyFileError(code: "VF1001", location: path, message: "the file is not valid UTF-8")
+        let text: String
+        do {
+            text = try BoundedFile.text(path)
+        } catch {
+            throw PropertyFileError(code: "VF1001", location: path + error.location, message: error.message)
         }
         return try decode(text, path: path)
     }

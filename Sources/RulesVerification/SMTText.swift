@@ -42,15 +42,21 @@ enum SMT {
         return value < 0 ? "(- \(body))" : body
     }
 
+    /// `(and …)` of the terms, each once (`a ∧ a` is `a`: repeated calls of one function
+    /// inline to one term, and a term repeated at every level would nest exponentially once Z3
+    /// expands the names).
     static func and(_ terms: [String]) -> String {
-        let useful = terms.filter { $0 != "true" }
+        var seen = Set<String>()
+        let useful = terms.filter { $0 != "true" && seen.insert($0).inserted }
         if useful.contains("false") { return "false" }
         if useful.isEmpty { return "true" }
         return useful.count == 1 ? useful[0] : "(and " + useful.joined(separator: " ") + ")"
     }
 
+    /// `(or …)` of the terms, each once.
     static func or(_ terms: [String]) -> String {
-        let useful = terms.filter { $0 != "false" }
+        var seen = Set<String>()
+        let useful = terms.filter { $0 != "false" && seen.insert($0).inserted }
         if useful.contains("true") { return "true" }
         if useful.isEmpty { return "false" }
         return useful.count == 1 ? useful[0] : "(or " + useful.joined(separator: " ") + ")"

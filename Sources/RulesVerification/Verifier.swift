@@ -24,6 +24,9 @@ public struct PropertyResult: Sendable {
     public var reason: String?
     /// The methods the answer was decided for.
     public var methods: [RequestMethod]
+    /// Units of encoding work spent on the property, all queries together (see
+    /// ``RulesVerifier/encodingWorkLimit``); a work counter for tests and tools.
+    public var encodingWork = 0
 
     /// The expectation in force: the file's, or `holds`.
     public var expected: Verdict { property.expect ?? .holds }
@@ -39,6 +42,9 @@ public struct RulesVerifier: Sendable {
     public var regexEngine: any RegexEngine
     /// How many times a model whose witness the evaluator rejects is refined before giving up.
     public var refinements: Int
+    /// Units of encoding work per query, when not the default 200,000 (see docs/VERIFICATION.md);
+    /// past it the verdict is `unknown` with a `VF2001` reason.
+    public var encodingWorkLimit: Int?
 
     /// Creates a verifier.
     ///
@@ -64,7 +70,8 @@ public struct RulesVerifier: Sendable {
         var outcomes: [(RequestMethod, MethodOutcome)] = []
         search: for method in property.methods {
             for shape in shapes {
-                let outcome = decide(property, method: method, shape: shape, file: file, program: program, deadline: deadline)
+                let outcome = decide(property, method: method, shape: shape, file: file, program: program, deadline: deadline,
+                                     work: &result.encodingWork)
                 outcomes.append((method, outcome))
                 // A confirmed witness settles the property.
                 if case .witness = outcome { break search }
@@ -94,8 +101,12 @@ public struct RulesVerifier: Sendable {
     }
 
     private func decide(_ property: RulesProperty, method: RequestMethod, shape: PathShape, file: PropertyFile,
-                        program: Program, deadline: Date) -> MethodOutcome {
+                        program: Program, deadline: Date, work: inout Int) -> MethodOutcome {
+        guard deadline.timeIntervalSinceNow > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
         let encoder = Encoder(program: program, method: method)
+        // The timeout covers the encoding too: inlining can take longer than the solver.
+        encoder.deadline = deadline
+        if let encodingWorkLimit { encoder.workLimit = encodingWorkLimit }
         encoder.setUpRequest(shape: shape)
         let allowed = encoder.allowed()
         var goal = allowed
@@ -103,6 +114,10 @@ public struct RulesVerifier: Sendable {
             let value = encoder.encodeCondition(condition, source: property.conditionSource, variables: encoder.pathVariables())
             let truth = encoder.truth(value)
             goal = property.kind == .possible ? SMT.and([allowed, truth.isTrue]) : SMT.and([allowed, SMT.not(truth.isTrue)])
+        }
+        work += encoder.work
+        if let stopped = encoder.stopped {
+            return .unknown(stopped == "timeout" ? "timeout after \(formatSeconds(timeout)) s" : stopped)
         }
         encoder.assert(goal)
         encoder.finish()

@@ -80,7 +80,8 @@ struct BatchOptions: ParsableArguments {
         }
         let checker: any FieldChecker
         do {
-            checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName)
+            checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName,
+                                             strength: context?.strength ?? false)
         } catch {
             errors.write("validate: error: \(error)\n")
             throw ExitCode(2)
@@ -103,13 +104,13 @@ struct BatchOptions: ParsableArguments {
         let writer = WriterOptions(
             format: format, only: only, isSecret: kind == .password, includesKey: kind == .displayName,
             color: format == .text && output == nil && sink.isTerminal && !noColor,
-            showsFile: inputs.count > 1)
+            showsFile: inputs.count > 1, includesStrength: context?.strength ?? false)
         let selector = { (text: String?) in text.map(FieldSelector.init) }
         let configuration = BatchConfiguration(
             input: input,
             fields: FieldSelection(value: selector(field), username: selector(context?.usernameField),
                                    email: selector(context?.emailField), appName: selector(context?.appNameField),
-                                   confirmation: selector(context?.confirmField)),
+                                   confirmation: selector(context?.confirmField), userInputs: selector(context?.userInputsField)),
             fixedContext: RecordContext(username: context?.username, email: context?.email, appName: context?.appName),
             writer: writer, failFast: failFast, maxRecordBytes: maxLineBytes, jobs: jobs,
             showsProgress: !quiet && errors.isTerminal)

@@ -63,6 +63,10 @@ struct PasswordContextOptions: ParsableArguments {
     var appName: String?
     @Option(name: .customLong("confirm-field"), help: ArgumentHelp("Field holding each record's password typed a second time (CSV/JSONL); a mismatch is PW108.", valueName: "NAME"))
     var confirmField: String?
+    @Flag(help: "Estimate each password's strength (zxcvbn, first 72 characters): JSONL records get \"strength\", summaries a histogram of scores.")
+    var strength = false
+    @Option(name: .customLong("user-inputs-field"), help: ArgumentHelp("Field holding each record's array of extra words for the strength estimate (JSONL).", valueName: "NAME"))
+    var userInputsField: String?
 
     func check(input: InputFormat) throws {
         let fields = [usernameField, emailField, appNameField].compactMap { $0 }
@@ -74,6 +78,13 @@ struct PasswordContextOptions: ParsableArguments {
         }
         if input == .jsonl, let confirmField, case .column = FieldSelector(confirmField) {
             throw ValidationError("--input jsonl needs a field name for --confirm-field, not a column number")
+        }
+        if let userInputsField {
+            guard input == .jsonl else { throw ValidationError("--user-inputs-field needs --input jsonl") }
+            if case .column = FieldSelector(userInputsField) {
+                throw ValidationError("--input jsonl needs a field name for --user-inputs-field, not a column number")
+            }
+            guard strength else { throw ValidationError("--user-inputs-field needs --strength") }
         }
     }
 }

@@ -88,4 +88,47 @@ struct PasswordLeakTests {
         }
         #expect(runs == 8)
     }
+
+    @Test("with --strength and --user-inputs-field, no password appears in any output, and every JSONL record has its estimate")
+    func noLeakWithStrength() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pwleak-strength-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let escape = { (text: String) in
+            text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\t", with: "\\t")
+        }
+        // User inputs hold the password itself and pieces of it; the last record's are not an
+        // array (a damaged record, whose message must not quote the field either).
+        var objects = Self.passwords.map { pw in
+            "{\"pw\": \"\(escape(pw))\", \"words\": [\"\(escape(pw))\", \"\(escape(String(pw.prefix(5))))\", \"bob\"]}"
+        }
+        objects.append("{\"pw\": \"\(escape(Self.passwords[0]))\", \"words\": \"\(escape(Self.passwords[1]))\"}")
+        let jsonl = directory.appendingPathComponent("strength.jsonl")
+        try Data(objects.joined(separator: "\n").utf8).write(to: jsonl)
+        var runs = 0
+        for format in ["text", "jsonl", "csv", "summary", "summary-json"] {
+            for extra in [[], ["--only", "invalid"], ["--max-line-bytes", "40"], ["--confirm-field", "words"]] {
+                let run = try runValidate(["password", jsonl.path, "--input", "jsonl", "--field", "pw", "--strength",
+                                           "--user-inputs-field", "words", "--format", format] + extra)
+                runs += 1
+                let printed = run.stdout + run.stderr
+                for (index, password) in Self.passwords.enumerated() {
+                    #expect(printed.range(of: Data(password.utf8)) == nil,
+                            "password #\(index) leaked with --strength --format \(format) \(extra.joined(separator: " "))")
+                }
+                #expect(run.status == 1, "status with --strength --format \(format)")
+                let text = String(decoding: run.stdout, as: UTF8.self)
+                if format == "jsonl" && extra.isEmpty {
+                    let rows = text.split(separator: "\n")
+                    #expect(rows.count == objects.count)
+                    #expect(rows.dropLast().allSatisfy { $0.contains(#""strength": {"score": "#) }, "every checked record has its estimate")
+                    #expect(rows.last?.contains(#""code": "input.not-a-string-array""#) == true && rows.last?.hasSuffix(#""strength": null}"#) == true)
+                }
+                if format.hasPrefix("summary") && extra.isEmpty {
+                    #expect(text.contains(format == "summary" ? "strength scores:" : #""strengthScores": {"0": "#))
+                }
+            }
+        }
+        #expect(runs == 20)
+    }
 }

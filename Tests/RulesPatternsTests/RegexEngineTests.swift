@@ -105,3 +105,27 @@ import Testing
         #expect(failure == nil, "\(testCase.name): `\(testCase.expression)`: \(failure ?? "")")
     }
 }
+
+/// `replace` with a bound sizes its result from the matches and never builds one past it.
+@Suite struct BoundedReplaceTests {
+    let engine = PCRE2RegexEngine()
+
+    @Test("a result at the bound is built; one byte more is only measured", arguments: [(7, true), (6, false)])
+    func boundary(limit: Int, built: Bool) throws {
+        // `abc` with every zero-width match replaced by `-`: `-a-b-c-`, 7 bytes.
+        let answer = try engine.replace("abc", pattern: "", with: "-", maxResultBytes: limit)
+        #expect(answer == (built ? .text("-a-b-c-") : .tooLarge(bytes: 7)))
+    }
+
+    @Test("replace('', s) of a 30,000-character string is measured, not built")
+    func quadratic() throws {
+        let s = String(repeating: "a", count: 30_000)
+        #expect(try engine.replace(s, pattern: "", with: s, maxResultBytes: 1 << 20) == .tooLarge(bytes: 30_001 * 30_000 + 30_000))
+    }
+
+    @Test("the unbounded replace gives what the bounded one builds")
+    func sameText() throws {
+        #expect(try engine.replace("a1b22c", pattern: "[0-9]+", with: "#") == "a#b#c")
+        #expect(try engine.replace("a1b22c", pattern: "[0-9]+", with: "#", maxResultBytes: 5) == .text("a#b#c"))
+    }
+}

@@ -51,6 +51,45 @@ struct FieldEndpointTests {
         #expect(!harness.logs.all.contains(password))
     }
 
+    @Test("a password with \"strength\": true gets its estimate, never the password; other fields and false get none")
+    func strengthWhenAsked() async throws {
+        let harness = try await ServiceHarness()
+        let password = "Tr0ub4dor&3-jane.doe"
+        try await harness.test { client in
+            let asked = try await client.post("/v1/password/validate", json: """
+                {"value": "\(password)", "context": {"username": "jane.doe", "userInputs": ["troubadour"]}, "strength": true}
+                """)
+            #expect(asked.status == .ok)
+            let strength = try #require(asked.object["strength"] as? [String: Any])
+            #expect(Set(strength.keys) == ["score", "guessesLog10", "warning", "suggestions"])
+            #expect((strength["score"] as? Int).map { (0...4).contains($0) } == true)
+            #expect((strength["guessesLog10"] as? Double).map { $0 > 0 } == true)
+            #expect(strength["suggestions"] is [Any])
+            // Bools first, so a failure cannot print the password.
+            let echoed = asked.text.contains(password) || asked.text.contains("troubadour")
+            #expect(!echoed, "the answer holds the password or its user input")
+            // The same password as the CLI estimates it: the username and the user input rank as
+            // words of the user dictionary.
+            let weak = try await client.post("/v1/password/validate", json: #"{"value": "password", "strength": true}"#)
+            let weakStrength = try #require(weak.object["strength"] as? [String: Any])
+            #expect(weakStrength["score"] as? Int == 0)
+            #expect((weakStrength["warning"] as? [String: Any])?["code"] as? String == "PW201")
+            for body in [#"{"value": "password"}"#, #"{"value": "password", "strength": false}"#, #"{"value": "password", "strength": null}"#] {
+                let plain = try await client.post("/v1/password/validate", json: body)
+                #expect(plain.status == .ok && plain.object["strength"] == nil)
+            }
+            let email = try await client.post("/v1/email/validate", json: #"{"value": "a@example.com", "strength": true}"#)
+            #expect(email.status == .ok && email.object["strength"] == nil, "only passwords are estimated")
+            let wrongType = try await client.post("/v1/password/validate", json: #"{"value": "\#(password)", "strength": "yes"}"#)
+            let echoedInError = wrongType.text.contains(password)
+            #expect(wrongType.status == .badRequest && wrongType.errorCode == "API1002" && !echoedInError)
+            let badInputs = try await client.post("/v1/password/validate", json: #"{"value": "x", "context": {"userInputs": "x"}, "strength": true}"#)
+            #expect(badInputs.status == .badRequest && badInputs.errorCode == "API1002")
+        }
+        let logged = harness.logs.all.contains(password)
+        #expect(!logged, "a log line holds the password")
+    }
+
     @Test("email and display names take no context, as in the CLI: `context` and `confirmation` are ignored, whatever their type")
     func onlyPasswordsTakeAContext() async throws {
         // `appName` does not reserve a display name per request (the CLI has no such flag), and no

@@ -25,7 +25,13 @@ final class ServerProcess: @unchecked Sendable {
     /// - Throws: ``ServerFailure`` with the server's stderr when it exits or never gets ready.
     init(_ arguments: [String], timeout: Duration = .seconds(180)) throws {
         process.executableURL = validateBinary
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
+        // Tests about other things get timeouts no loaded machine reaches; those about the
+        // timeouts pass their own.
+        var generous: [String] = []
+        for (flag, seconds) in [("--header-read-timeout", "600"), ("--connection-idle-timeout", "3600")] where !arguments.contains(flag) {
+            generous += [flag, seconds]
+        }
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments + generous
         process.currentDirectoryURL = packageRoot
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

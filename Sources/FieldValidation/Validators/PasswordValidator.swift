@@ -1,3 +1,5 @@
+import PasswordStrength
+
 /// Validates passwords against the `password` rule packs (NIST SP 800-63B practice).
 ///
 /// Rejects control characters (Cc) in the raw input; normalizes with NFKC; counts length in
@@ -6,13 +8,23 @@
 /// the app's name. No character-class rules.
 ///
 /// The password and its normalized form never appear in a result, message or parameter:
-/// ``ValidationResult/normalized`` is always nil.
+/// ``ValidationResult/normalized`` is always nil. ``strength(_:context:)`` estimates how hard a
+/// password is to guess (zxcvbn); `password.strength` (PW110) rejects scores under
+/// ``minimumStrengthScore`` when one is set.
 public struct PasswordValidator: Sendable {
     let rules: CompiledRuleSet
     /// The app's name, used when a ``PasswordContext`` gives none.
     public let appName: String?
     /// The minimum length in code points in force.
     public let minimumLength: Int?
+    /// The least strength score (0-4) `password.strength` (PW110) accepts; nil (the default)
+    /// turns the rule off.
+    public let minimumStrengthScore: Int?
+    private let customEstimator: StrengthEstimator?
+
+    /// The estimator ``strength(_:context:)`` uses: the one given, else the shipped dictionaries'
+    /// (``StrengthDictionaries/shippedEstimator``, built when first used).
+    public var strengthEstimator: StrengthEstimator { customEstimator ?? StrengthDictionaries.shippedEstimator }
 
     /// NIST SP 800-63B rev 4 section 3.1.1.2: passwords used as a single factor have at least 15 characters.
     public static let nistSingleFactorMinimumLength = 15
@@ -23,17 +35,25 @@ public struct PasswordValidator: Sendable {
     ///   - packs: the rule packs (the shipped ones by default).
     ///   - minimumLength: replaces `min` of `password.min-length` (8 in the shipped pack).
     ///   - appName: the app's name for `password.contains-app-name`.
+    ///   - minimumStrengthScore: turns `password.strength` (PW110) on: scores below it (0-4)
+    ///     are violations.
+    ///   - strengthEstimator: the estimator for ``strength(_:context:)`` and PW110 (the shipped
+    ///     dictionaries' by default).
     ///   - rules: extra Swift rules the packs may refer to.
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, minimumLength: Int? = nil, appName: String? = nil,
+                minimumStrengthScore: Int? = nil, strengthEstimator: StrengthEstimator? = nil,
                 rules: [any FieldRule] = []) throws(RulePackError) {
+        let strengthRule = PasswordStrengthRule(minimumScore: minimumStrengthScore, estimator: strengthEstimator, appName: appName)
         self.rules = try CompiledRuleSet.compile(
-            packs, field: .password, library: PasswordContextRule.all + rules, appName: appName
+            packs, field: .password, library: PasswordContextRule.all + [strengthRule] + rules, appName: appName
         ) { definition in
             if definition.id == "password.min-length", let minimumLength { definition.min = minimumLength }
         }
         self.appName = appName
         self.minimumLength = minimumLength
+        self.minimumStrengthScore = minimumStrengthScore
+        self.customEstimator = strengthEstimator
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
