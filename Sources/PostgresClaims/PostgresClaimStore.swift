@@ -245,7 +245,9 @@ public final class PostgresClaimStore: ClaimStore {
     /// Claims `name` for `user`. Claims that arrive while another claim is being written are
     /// written together in the next transaction (``ClaimCoalescer``, ``claim(batch:)``), each
     /// decided as if alone, in arrival order; a lone claim is one `INSERT … ON CONFLICT DO
-    /// NOTHING` (and, when the name or the user is taken, the reads that say by whom).
+    /// NOTHING` (and, when the name or the user is taken, the reads that say by whom) between
+    /// `BEGIN` and `COMMIT`: the answer waits for the `COMMIT`, which the server completes after
+    /// the commit record is flushed (an autocommitted statement completes before its commit).
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         guard let coalescer = coalescer.value else { return try await claimOne(name, by: user) }
         return try await coalescer.claim(name, by: user)
@@ -263,15 +265,17 @@ public final class PostgresClaimStore: ClaimStore {
             for _ in 1...3 {
                 let outcome = try await retryingConflicts { () async throws(ClaimStoreError) in
                     try await self.connection { connection -> ClaimOutcome? in
-                        let inserted = try await connection.query(
-                            "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
-                            logger: self.logger)
-                        for try await _ in inserted.decode(String.self) {
-                            return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                        try await self.inTransaction(connection) { connection -> ClaimOutcome? in
+                            let inserted = try await connection.query(
+                                "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
+                                logger: self.logger)
+                            if try await Self.count(inserted) > 0 {
+                                return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                            }
+                            return ClaimVerdict.afterConflict(name: name, key: key, user: user,
+                                                              holderOfKey: try await self.holder(ofKey: key, connection),
+                                                              heldByUser: try await self.claim(heldBy: user, connection))
                         }
-                        return ClaimVerdict.afterConflict(name: name, key: key, user: user,
-                                                          holderOfKey: try await self.holder(ofKey: key, connection),
-                                                          heldByUser: try await self.claim(heldBy: user, connection))
                     }
                 }
                 if let outcome { return outcome }
@@ -285,12 +289,14 @@ public final class PostgresClaimStore: ClaimStore {
         if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
         return try await retryingConflicts { () async throws(ClaimStoreError) in
             try await self.connection { connection in
-                let deleted = try await connection.query(
-                    "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
-                for try await heldName in deleted.decode(String.self) {
-                    return ClaimOutcome(name: heldName, key: key, claimed: false, owner: nil)
+                try await self.inTransaction(connection) { connection in
+                    let deleted = try await connection.query(
+                        "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
+                    var released: String?
+                    for try await heldName in deleted.decode(String.self) { released = heldName }
+                    if let released { return ClaimOutcome(name: released, key: key, claimed: false, owner: nil) }
+                    return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
                 }
-                return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
             }
         }
     }
@@ -306,9 +312,7 @@ public final class PostgresClaimStore: ClaimStore {
                 try await self.transaction { connection in
                     let deleted = try await connection.query(
                         "DELETE FROM \(unescaped: self.table) WHERE key = \(oldKey) AND owner = \(user) RETURNING key", logger: self.logger)
-                    var released = false
-                    for try await _ in deleted.decode(String.self) { released = true }
-                    guard released else {
+                    guard try await Self.count(deleted) > 0 else {
                         throw EarlyOutcome(outcome: ClaimVerdict.renameWithoutOld(
                             old: old, oldKey: oldKey, oldHolder: try await self.holder(ofKey: oldKey, connection),
                             newHolder: try await self.holder(ofKey: key, connection), user: user))
@@ -316,7 +320,7 @@ public final class PostgresClaimStore: ClaimStore {
                     let inserted = try await connection.query(
                         "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
                         logger: self.logger)
-                    for try await _ in inserted.decode(String.self) {
+                    if try await Self.count(inserted) > 0 {
                         return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
                     }
                     let holder = try await self.holder(ofKey: key, connection)
@@ -423,9 +427,7 @@ public final class PostgresClaimStore: ClaimStore {
                             DELETE FROM \(unescaped: self.table) WHERE (key, owner) IN \
                             (SELECT * FROM unnest(\(plan.deletes.map(\.key))::text[], \(plan.deletes.map(\.owner))::text[])) RETURNING key
                             """, logger: logger)
-                        var count = 0
-                        for try await _ in deleted.decode(String.self) { count += 1 }
-                        if count != plan.deletes.count { throw Raced() }
+                        if try await Self.count(deleted) != plan.deletes.count { throw Raced() }
                     }
                     if !plan.inserts.isEmpty {
                         let inserted = try await connection.query("""
@@ -433,9 +435,7 @@ public final class PostgresClaimStore: ClaimStore {
                             SELECT * FROM unnest(\(plan.inserts.map(\.key))::text[], \(plan.inserts.map(\.name))::text[], \
                             \(plan.inserts.map(\.owner))::text[]) ON CONFLICT DO NOTHING RETURNING key
                             """, logger: logger)
-                        var count = 0
-                        for try await _ in inserted.decode(String.self) { count += 1 }
-                        if count != plan.inserts.count { throw Raced() }
+                        if try await Self.count(inserted) != plan.inserts.count { throw Raced() }
                     }
                     return plan.outcomes
                 })
@@ -492,6 +492,15 @@ public final class PostgresClaimStore: ClaimStore {
 
     private func claim(heldBy user: String, _ connection: PostgresConnection) async throws -> Claim? {
         try await firstClaim(connection.query("SELECT name, key, owner FROM \(unescaped: table) WHERE owner = \(user)", logger: logger))
+    }
+
+    /// The number of rows `rows` holds, read to their end: a query returns once its columns are
+    /// described, so an error in the statement (or a lost connection) arrives only in its rows,
+    /// and a row seen is not yet a statement finished.
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
     }
 
     private func firstClaim(_ rows: PostgresRowSequence) async throws -> Claim? {
