@@ -149,7 +149,7 @@ enum NamesInputFormat: String, ExpressibleByArgument, CaseIterable {
 /// `--input` and `--batch-size`, shared by `names claim`, `release` and `rename`.
 struct NamesBatchOptions: ParsableArguments {
     /// The default for `--batch-size` (chosen by measurement: docs/BENCHMARKS.md, "Batch claims").
-    static let defaultBatchSize = 1_000
+    static let defaultBatchSize = 5_000
     /// The largest `--batch-size`.
     static let maxBatchSize = 50_000
 
