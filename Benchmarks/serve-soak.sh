@@ -47,6 +47,9 @@ trap 'stop_all; rm -rf "$work"' EXIT
 declare -A URLS PIDS
 start() {
     local n=$1 store=$2
+    # A server of an earlier soak may have used the same number: never read its ready line.
+    rm -f "$work/stdout.$n"
+    : >"$work/stdout.$n"
     "$VALIDATE" serve --host 127.0.0.1 --port 0 --dev-auth --store "$store" --rate-limit 100000000 \
         >"$work/stdout.$n" 2>"$work/server.$n.log" &
     PIDS[$n]=$!
@@ -147,7 +150,10 @@ soak() {
         wait "${loads[@]}" || true
         for n in "$@"; do
             local result rate p50 p99 socket count bad rss peak
-            result="$(grep '^RESULT' "$work/wrk.$n.$slice" || echo "RESULT 0 0 0 -1 0")"
+            if ! result="$(grep '^RESULT' "$work/wrk.$n.$slice")"; then
+                echo "serve-soak: wrk for server $n gave no result: $(head -c 300 "$work/wrk.$n.$slice")" >&2
+                result="RESULT 0 0 0 -1 0"
+            fi
             read -r _ rate p50 p99 socket count <<<"$result"
             bad=$(cat "$work"/answers."$n"."$slice".* 2>/dev/null | grep -c '^E' || true)
             rss=$(tail -1 "$work/rss.$n" | awk '{ printf "%.1f", $2 / 1024 }')
