@@ -7,11 +7,30 @@ import Testing
 /// scripts of claims, renames and releases with random transaction sizes.
 struct BatchPlannerPropertyTests {
     @Test func aBatchDecidesEveryRecordAsOneRequestPerRecordWould() async {
+        var scripts = 0
+        var met = BatchConformance.Tally()
         await propertyCheck(input: Gen.int(in: 0...1_000_000), Gen.int(in: 1...40)) { (seed: Int, batchSize: Int) in
             let store = MemoryClaimStore(policy: TestDisplayNamePolicy())
             let (steps, universe) = BatchConformance.script(seed: UInt64(seed), records: 60)
-            try await BatchConformance.matchesOneByOne(store, steps: steps, batchSize: batchSize, universe: universe)
+            let tally = try await BatchConformance.matchesOneByOne(store, steps: steps, batchSize: batchSize, universe: universe)
+            scripts += 1
+            met.codes.merge(tally.codes, uniquingKeysWith: +)
+            met.repeats += tally.repeats
+            met.acrossTransactions += tally.acrossTransactions
+            met.renamed += tally.renamed
+            met.released += tally.released
         }
+        // The generated scripts reach every case the planner decides, many times over.
+        #expect(scripts >= 100, "only \(scripts) scripts ran")
+        for code in ["AV1001", "AV1002", "AV1003", "AV1004", "AV1005", "AV1006", "AV1008"] {
+            #expect(met.codes[code, default: 0] >= 100, "only \(met.codes[code, default: 0]) records got \(code)")
+        }
+        // A repeat needs the same user to pick the same name again in one step: about one a script.
+        #expect(met.repeats >= 40, "only \(met.repeats) repeats by the holder within a step")
+        #expect(met.acrossTransactions >= 1_000, "only \(met.acrossTransactions) records met a key an earlier transaction decided")
+        #expect(met.renamed >= 100, "only \(met.renamed) renames done")
+        // A release needs its user to hold the name: about one script in two has one.
+        #expect(met.released >= 20, "only \(met.released) releases done")
     }
 
     @Test func theDefaultBatchAsksOneRecordAtATimeAndStopsAtTheFirstFault() async throws {

@@ -11,21 +11,62 @@ public enum BatchConformance {
         case renames([RenameRequest])
     }
 
+    /// What a scripted run's records met, for properties to check that their inputs reach the
+    /// cases they are about.
+    public struct Tally: Sendable {
+        /// Refusal codes, counted per record (`AV1003` taken, `AV1006` the user holds another, …).
+        public var codes: [String: Int] = [:]
+        /// Claims that succeeded again for a key an earlier record of the same step claimed for the
+        /// same user (a repeat, or a duplicate within the step).
+        public var repeats = 0
+        /// Records whose key an earlier transaction of the same step already decided (a batch
+        /// split across transactions where the split matters).
+        public var acrossTransactions = 0
+        /// Renames and releases done.
+        public var renamed = 0
+        public var released = 0
+
+        public init() {}
+    }
+
     /// Runs `steps` on `store` as batches of at most `batchSize` records, and on a fresh memory
     /// store one record at a time; every record's outcome and the claims on `universe` afterwards
-    /// must be the same.
-    public static func matchesOneByOne(_ store: any ClaimStore, steps: [Step], batchSize: Int, universe: [String]) async throws {
+    /// must be the same. Returns what the records met.
+    @discardableResult
+    public static func matchesOneByOne(_ store: any ClaimStore, steps: [Step], batchSize: Int, universe: [String]) async throws -> Tally {
         let reference = MemoryClaimStore(policy: store.policy)
+        var tally = Tally()
         for (number, step) in steps.enumerated() {
             let (actual, expected) = try await (run(step, on: store, batchSize: batchSize), run(step, oneByOneOn: reference))
             try require(actual.count == expected.count, "step \(number): \(actual.count) outcomes for \(expected.count) records")
             for (index, (got, want)) in zip(actual, expected).enumerated() {
                 try require(same(got, want), "step \(number), record \(index + 1): batch said \(got), one by one \(want)")
             }
+            // Key → (owner, transaction) of the step's earlier successful claims.
+            var claimedBefore: [String: (owner: String, transaction: Int)] = [:]
+            var decidedIn: [String: Int] = [:]
+            for (index, outcome) in actual.enumerated() {
+                let transaction = index / batchSize
+                for problem in outcome.problems { tally.codes[problem.code, default: 0] += 1 }
+                if let earlier = decidedIn[outcome.key], earlier < transaction { tally.acrossTransactions += 1 }
+                switch step {
+                case .claims:
+                    if outcome.claimed, let owner = outcome.owner {
+                        if let before = claimedBefore[outcome.key], before.owner == owner { tally.repeats += 1 }
+                        claimedBefore[outcome.key] = (owner, transaction)
+                    }
+                case .renames:
+                    if outcome.claimed { tally.renamed += 1 }
+                case .releases:
+                    if !outcome.claimed && outcome.problems.isEmpty { tally.released += 1 }
+                }
+                if decidedIn[outcome.key] == nil { decidedIn[outcome.key] = transaction }
+            }
         }
         let held = try await StoreConformance.owners(of: universe, in: store)
         let expected = try await StoreConformance.owners(of: universe, in: reference)
         try require(held == expected, "claims after the batches: \(held.sorted { $0.key < $1.key }), one by one: \(expected.sorted { $0.key < $1.key })")
+        return tally
     }
 
     /// Runs a step as batches; fails on a fault.
