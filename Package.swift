@@ -96,6 +96,8 @@ let package = Package(
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
+        // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
+        .target(name: "RulesReports", dependencies: ["Diagnostics", "RulesLanguage", "DatabaseRules"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
         ]),
@@ -127,7 +129,7 @@ let package = Package(
         ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
-            "FieldCheckers", "ClaimStoreLocations", "RulesService",
+            "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
