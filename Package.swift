@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
+        // Request validation for Hummingbird apps (422 problem+json); server-side, apart from RulesKit.
+        .library(name: "RulesKitHummingbird", targets: ["RulesKitHummingbird"]),
         .executable(name: "validate", targets: ["validate"]),
     ],
     dependencies: [
@@ -100,6 +102,10 @@ let package = Package(
         .target(name: "RulesReports", dependencies: ["Diagnostics", "RulesLanguage", "DatabaseRules"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability",
+        ]),
+        // Hummingbird apps decode request bodies of RulesKit's validated values; 422 RFC 9457 problems.
+        .target(name: "RulesKitHummingbird", dependencies: [
+            "RulesKit", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "PasswordStrength"]),
@@ -213,6 +219,12 @@ let package = Package(
         ]),
         .testTarget(name: "RulesKitTests", dependencies: [
             "RulesKit", "Availability", "ClaimStoreTesting", "RulesTestSupport",
+        ]),
+        .testTarget(name: "RulesKitHummingbirdTests", dependencies: [
+            "RulesKitHummingbird", "RulesKit",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Runs built `validate serve` processes: two servers on one PostgreSQL, SIGTERM during a
         // streamed batch, --jwks/--project-id end to end.
