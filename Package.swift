@@ -166,7 +166,7 @@ let package = Package(
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
-            "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+            "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PatternAutomataTests", dependencies: [
             "PatternAutomata", "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
