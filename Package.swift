@@ -23,6 +23,8 @@ let package = Package(
         // Request validation for Hummingbird apps (422 problem+json); server-side, apart from RulesKit.
         .library(name: "RulesKitHummingbird", targets: ["RulesKitHummingbird"]),
         .executable(name: "validate", targets: ["validate"]),
+        // `swift package rules test|lint|verify|diff|agree ARGS…`: this package's `validate rules`.
+        .plugin(name: "RulesCommandPlugin", targets: ["RulesCommandPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -142,6 +144,18 @@ let package = Package(
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
         .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
                           path: "Benchmarks/BatchEngineBench"),
+
+        // MARK: - Plugins
+
+        // Runs `validate rules …` with the plugin's arguments and exit status. It builds `validate`
+        // through the package manager when run (a tool dependency would make every `swift build`
+        // compile validate's whole graph a second time, as host tools). It declares no permission:
+        // where SwiftPM sandboxes plugins (macOS), a run that names an output file is given
+        // `--allow-writing-to-directory DIR` (README, "The rules plugin").
+        .plugin(
+            name: "RulesCommandPlugin",
+            capability: .command(
+                intent: .custom(verb: "rules", description: "Run `validate rules test|lint|verify|diff|agree` with the same arguments."))),
 
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
