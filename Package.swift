@@ -160,6 +160,8 @@ let package = Package(
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
             "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
+            // `--writes`: the two PostgreSQL bulk-insert statements compared on a connection of its own.
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
 
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
