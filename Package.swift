@@ -21,7 +21,11 @@ let package = Package(
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
+        // Request validation for Hummingbird apps (422 problem+json); server-side, apart from RulesKit.
+        .library(name: "RulesKitHummingbird", targets: ["RulesKitHummingbird"]),
         .executable(name: "validate", targets: ["validate"]),
+        // `swift package rules test|lint|verify|diff|agree ARGS…`: this package's `validate rules`.
+        .plugin(name: "RulesCommandPlugin", targets: ["RulesCommandPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -100,8 +104,14 @@ let package = Package(
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
+        // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
+        .target(name: "RulesReports", dependencies: ["Diagnostics", "RulesLanguage", "DatabaseRules"]),
         .target(name: "RulesKit", dependencies: [
             "Patterns", "Diagnostics", "FieldValidation", "RulesLanguage", "RulesPatterns", "Availability", "BreachedPasswords",
+        ]),
+        // Hummingbird apps decode request bodies of RulesKit's validated values; 422 RFC 9457 problems.
+        .target(name: "RulesKitHummingbird", dependencies: [
+            "RulesKit", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // The validators as batch-engine checkers, shared by the CLI and the service.
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords", "PasswordStrength"]),
@@ -133,13 +143,25 @@ let package = Package(
         ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
-            "FieldCheckers", "ClaimStoreLocations", "RulesService", "BreachedPasswords",
+            "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
         .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
                           path: "Benchmarks/BatchEngineBench"),
+
+        // MARK: - Plugins
+
+        // Runs `validate rules …` with the plugin's arguments and exit status. It builds `validate`
+        // through the package manager when run (a tool dependency would make every `swift build`
+        // compile validate's whole graph a second time, as host tools). It declares no permission:
+        // where SwiftPM sandboxes plugins (macOS), a run that names an output file is given
+        // `--allow-writing-to-directory DIR` (README, "The rules plugin").
+        .plugin(
+            name: "RulesCommandPlugin",
+            capability: .command(
+                intent: .custom(verb: "rules", description: "Run `validate rules test|lint|verify|diff|agree` with the same arguments."))),
 
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
@@ -220,6 +242,12 @@ let package = Package(
         ]),
         .testTarget(name: "RulesKitTests", dependencies: [
             "RulesKit", "Availability", "ClaimStoreTesting", "RulesTestSupport",
+        ]),
+        .testTarget(name: "RulesKitHummingbirdTests", dependencies: [
+            "RulesKitHummingbird", "RulesKit",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Runs built `validate serve` processes: two servers on one PostgreSQL, SIGTERM during a
         // streamed batch, --jwks/--project-id end to end.

@@ -67,6 +67,12 @@ public final class DatabaseCoverage {
     /// Counts of the rule at `rulePath` (`/rules/users/$uid/.write`).
     public func counts(forRule rulePath: String) -> Counts { rules[rulePath] ?? Counts() }
 
+    /// Counts of the boolean sub-expression at `span` (bytes of the rule's expression text) of
+    /// the rule at `rulePath`: the expression itself, or an operand of `&&`, `||` or `!`.
+    public func counts(forExpression span: SourceSpan, inRule rulePath: String) -> Counts {
+        expressions[Key(rulePath: rulePath, start: span.start, end: span.end)] ?? Counts()
+    }
+
     /// Coverage as JSON: `{"file", "service": "database", "requests", "rules": [{"rule", "line",
     /// "column", "expression", "true", "false", "error"}], "expressions": [… per boolean
     /// sub-expression …], "neverEvaluated": [rules never evaluated]}`.

@@ -2,7 +2,9 @@
 // validators, the rule packs, breached-password stores, the security rules language (with PCRE2
 // `matches()`), and the availability checker and claim stores protocol; the SQLite and
 // PostgreSQL stores are their own products (`SQLiteClaims`, `PostgresClaims`) so an app links
-// only the database it uses.
+// only the database it uses. Owns the validated `Codable` values (`DisplayName`, `EmailAddress`,
+// `Password`) and their errors. A package depending on this product alone compiles no
+// server-side package (scripts/downstream-check).
 @_exported import Availability
 @_exported import BreachedPasswords
 @_exported import Diagnostics

@@ -53,6 +53,8 @@ public struct RulesProperty: Sendable {
     public var conditionSource: SourceFile
     /// The expected verdict; nil means `holds`.
     public var expect: Verdict?
+    /// Where the property is in its file (its `name`), for reports that point at it.
+    public var location = SourceLocation(line: 1, column: 1)
 }
 
 /// A loaded property file.
@@ -178,7 +180,8 @@ public enum PropertyFileLoader {
                 throw failHere("an `only-if` property needs a `condition`")
             }
             properties.append(RulesProperty(name: name, pathText: pathText, path: segments, rest: rest, methods: methods, kind: kind,
-                                            condition: condition, conditionSource: conditionSource, expect: expect))
+                                            condition: condition, conditionSource: conditionSource, expect: expect,
+                                            location: file.location(of: anchor)))
         }
         var names = Set<String>()
         for property in properties where !names.insert(property.name).inserted {

@@ -43,3 +43,29 @@ public enum VerificationReport {
         return lines.joined(separator: "\n")
     }
 }
+
+// MARK: - Codes of properties that do not pass (SARIF)
+
+extension VerificationReport {
+    /// The codes a property that does not pass is reported with (`rules verify --format sarif`),
+    /// by the verdict it got, with their help text.
+    public static let failureCodes: [Verdict: (code: String, help: String)] = [
+        .violated: ("VF3001", "a request breaks the property: replay the witness with `validate rules test` and fix the rules or the property"),
+        .unknown: ("VF3002", "the property could not be decided: see the reason (a timeout or an encoding limit, docs/VERIFICATION.md)"),
+        .holds: ("VF3003", "the property holds but the file expects another verdict: update `expect`"),
+    ]
+
+    /// The code of a result that did not pass (by its verdict).
+    public static func failureCode(_ result: PropertyResult) -> String {
+        failureCodes[result.verdict]?.code ?? "VF3002"
+    }
+
+    /// The one-line message of a result that did not pass: verdict, expectation, and the witness
+    /// or the reason.
+    public static func failureMessage(_ result: PropertyResult) -> String {
+        var message = "property `\(result.property.name)`: \(result.verdict.rawValue) (expected \(result.expected.rawValue))"
+        if let witness = result.witness { message += "; witness: \(witness)" }
+        if let reason = result.reason { message += "; reason: \(reason)" }
+        return message
+    }
+}

@@ -4,6 +4,7 @@ import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesReports
 import RulesTesting
 import RulesVerification
 
@@ -17,7 +18,8 @@ struct RulesCommand: ParsableCommand {
 
 // MARK: - rules test
 
-/// `validate rules test CASES… [--format text|jsonl] [--coverage FILE]`.
+/// `validate rules test CASES… [--format text|jsonl|junit] [--coverage FILE [--coverage-format
+/// json|lcov]] [--min-coverage PERCENT]`.
 struct RulesTestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
@@ -25,60 +27,98 @@ struct RulesTestCommand: ParsableCommand {
         discussion: """
             A case or rules file that cannot be used is reported with its diagnostics and the other \
             files still run. Exit status: 2 when any file cannot be used, otherwise 1 when any case \
-            fails, 0 when every case passes; 64 on usage errors.
+            fails or the covered share of condition outcomes is below --min-coverage, 0 when every \
+            case passes; 64 on usage errors.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, jsonl
+        case text, jsonl, junit
+    }
+
+    enum CoverageFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, lcov
     }
 
     @Argument(help: ArgumentHelp("Case files to run.", valueName: "CASES"))
     var cases: [String]
 
-    @Option(help: "Output: `text` (one line per case, explanations for failures) or `jsonl`.")
+    @Option(help: "Output: `text` (one line per case, explanations for failures), `jsonl`, or `junit` (JUnit XML).")
     var format: Format = .text
 
-    @Option(help: ArgumentHelp("Write coverage of all cases as JSON to this file (`-`: standard output, after the results).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Write coverage of all cases to this file (`-`: standard output, after the results).", valueName: "FILE"))
     var coverage: String?
+
+    @Option(help: "With --coverage: `json` (allows, expressions, never evaluated) or `lcov` (a tracefile).")
+    var coverageFormat: CoverageFormat?
+
+    @Option(help: ArgumentHelp(
+        "Exit 1 when the covered share of condition outcomes (true and false of each condition) is below PERCENT (exact).",
+        valueName: "PERCENT"))
+    var minCoverage: String?
 
     func validate() throws {
         guard !cases.isEmpty else { throw ValidationError("give at least one case file") }
+        if coverageFormat != nil, coverage == nil { throw ValidationError("--coverage-format needs --coverage FILE") }
+        if let minCoverage, Percentage(minCoverage) == nil {
+            throw ValidationError("--min-coverage must be a percentage from 0 to 100 (`80`, `87.5`; at most "
+                                  + "\(Percentage.maxFractionDigits) digits after the point), not `\(minCoverage)`")
+        }
     }
 
     func run() throws {
-        let runner = CaseFileRunner(collectCoverage: coverage != nil)
+        let threshold = minCoverage.flatMap(Percentage.init)
+        let runner = CaseFileRunner(collectCoverage: coverage != nil || threshold != nil)
         // Every file runs on its own: one that cannot be used is reported with its diagnostics
         // on standard error and the others still run. The service comes from the case file.
         var report = RulesTestReport(files: [])
         for path in cases {
             let outcome = runner.outcome(caseFileAt: path)
             if let error = outcome.error { printError(error.description) }
-            for result in outcome.cases { print(line(for: result)) }
+            if format != .junit {
+                for result in outcome.cases { print(line(for: result)) }
+            }
             report.files.append(outcome)
         }
-        if format == .text {
+        switch format {
+        case .text:
             let total = report.caseCount, failed = report.failedCases, unusable = report.unusableFiles
             print("\(total) case\(total == 1 ? "" : "s"): \(total - failed) passed, \(failed) failed"
                   + (unusable == 0 ? "" : "; \(unusable) of \(cases.count) file\(cases.count == 1 ? "" : "s") could not be used"))
+        case .jsonl:
+            break
+        case .junit:
+            print(junit(report).xml(), terminator: "")
         }
-        let coverageJSON = runner.coverageJSON()
-        if coverage == "-" {
-            print(coverageJSON)
-        } else if let coverage {
-            do {
-                try (coverageJSON + "\n").write(toFile: coverage, atomically: false, encoding: .utf8)
-            } catch {
-                printError("error: cannot write coverage to `\(coverage)`: \(error.localizedDescription)")
-                throw ExitCode(2)
+        let files = runner.rules.coverage.map { FileCoverage($0.collector) } + runner.database.coverage.map { FileCoverage($0.collector) }
+        if let coverage {
+            let text = coverageFormat == .lcov ? files.map { $0.lcov() }.joined() : runner.coverageJSON() + "\n"
+            if coverage == "-" {
+                print(text, terminator: "")
+            } else {
+                do {
+                    try text.write(toFile: coverage, atomically: false, encoding: .utf8)
+                } catch {
+                    printError("error: cannot write coverage to `\(coverage)`: \(error.localizedDescription)")
+                    throw ExitCode(2)
+                }
             }
         }
-        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        var status = report.exitStatus
+        if let threshold, let minCoverage {
+            let share = CoverageShare(files)
+            let meets = share.meets(threshold)
+            let line = "coverage: \(share), \(meets ? "meets" : "below") --min-coverage \(minCoverage)"
+            // Text output carries it; the machine formats keep standard output to themselves.
+            if format == .text { print(line) } else { printError(line) }
+            if !meets, status == 0 { status = 1 }
+        }
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// One case's output: a `PASS`/`FAIL` line (with the explanation of a failure) or a JSON object.
     private func line(for result: any CaseOutcome) -> String {
         switch format {
-        case .text:
+        case .text, .junit:
             var text = "\(result.passed ? "PASS" : "FAIL") \(result.file): \(result.name)"
             if !result.passed {
                 text += " (expected \(result.expect.rawValue), got \(result.actual.rawValue))\n"
@@ -91,6 +131,20 @@ struct RulesTestCommand: ParsableCommand {
                 + "\"expect\": \(jsonString(result.expect.rawValue)), \"actual\": \(jsonString(result.actual.rawValue)), "
                 + "\"pass\": \(result.passed)}"
         }
+    }
+
+    /// The run as JUnit XML: a suite per case file, a case per case, the explanation of a failure
+    /// as its text, the diagnostics of a file that could not be used as an error.
+    private func junit(_ report: RulesTestReport) -> JUnitReport {
+        JUnitReport(name: "validate rules test", suites: report.files.map { file in
+            JUnitReport.TestSuite(
+                name: file.path,
+                cases: file.cases.map { result in
+                    JUnitReport.TestCase(name: result.name, failure: result.passed ? nil : (
+                        message: "expected \(result.expect.rawValue), got \(result.actual.rawValue)", text: result.explanation))
+                },
+                error: file.error?.description)
+        })
     }
 }
 
@@ -111,13 +165,13 @@ struct RulesLintCommand: ParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
+        case text, json, sarif
     }
 
     @Argument(help: ArgumentHelp("Rules files to lint.", valueName: "RULES"))
     var rules: [String]
 
-    @Option(help: "Output: `text` (like a compiler) or `json` (one diagnostic object per line).")
+    @Option(help: "Output: `text` (like a compiler), `json` (one diagnostic object per line) or `sarif` (a SARIF 2.1.0 log).")
     var format: Format = .text
 
     @Flag(help: "Decide each RL8002 ownership warning for every request: proven safe, or a counterexample.")
@@ -134,12 +188,15 @@ struct RulesLintCommand: ParsableCommand {
     func run() throws {
         var errors = 0
         var warnings = 0
+        var sarif: [SARIFResult] = []
         for path in rules {
             let source: SourceFile
             do {
                 source = try RulesTestRunner.readSource(path)
             } catch {
                 printError("error: cannot read `\(path)`: \(error.message)")
+                sarif.append(SARIFResult(code: "CLI3001", level: .error, message: "cannot read `\(path)`: \(error.message)", file: path,
+                                         help: "give the path of a readable rules file"))
                 errors += 1
                 continue
             }
@@ -163,7 +220,12 @@ struct RulesLintCommand: ParsableCommand {
                 if !diagnostics.isEmpty { print(renderDiagnostics(diagnostics, in: source) + "\n") }
             case .json:
                 for diagnostic in diagnostics { print(diagnostic.json(in: source)) }
+            case .sarif:
+                sarif += diagnostics.map { SARIFResult($0, in: source) }
             }
+        }
+        if format == .sarif {
+            print(SARIFLog(toolName: "validate rules lint", results: sarif).json(), terminator: "")
         }
         if format == .text {
             print("\(rules.count) file\(rules.count == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), "

@@ -3,10 +3,11 @@ import ArgumentParser
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesReports
 import RulesTesting
 import RulesVerification
 
-/// `validate rules verify PROPS… [--format text|jsonl] [--timeout SECONDS]`.
+/// `validate rules verify PROPS… [--format text|jsonl|sarif] [--timeout SECONDS]`.
 struct RulesVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
@@ -19,13 +20,13 @@ struct RulesVerifyCommand: ParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, jsonl
+        case text, jsonl, sarif
     }
 
     @Argument(help: ArgumentHelp("Property files.", valueName: "PROPS"))
     var properties: [String]
 
-    @Option(help: "Output: `text` (a line per property, witnesses explained) or `jsonl` (one object per property).")
+    @Option(help: "Output: `text` (a line per property, witnesses explained), `jsonl` (one object per property) or `sarif` (a SARIF 2.1.0 log of the properties that do not pass).")
     var format: Format = .text
 
     @Option(help: ArgumentHelp("Solver time per property, in seconds.", valueName: "SECONDS"))
@@ -40,26 +41,34 @@ struct RulesVerifyCommand: ParsableCommand {
         // Load every file and compile its rules first: report all problems, decide nothing.
         var loaded: [(PropertyFile, Program)] = []
         var problems = 0
+        var sarif: [SARIFResult] = []
         for path in properties {
             do {
                 let file = try PropertyFileLoader.load(path: path)
                 let program = try RulesTestRunner.compile(rulesPath: file.rulesPath, caseFile: path)
                 let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
                 guard program.service == expected else {
-                    writeError("\(path): `service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`")
+                    let message = "`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`"
+                    writeError("\(path): \(message)")
+                    sarif.append(SARIFResult(code: "VF1003", level: .error, message: message, file: path))
                     problems += 1
                     continue
                 }
                 loaded.append((file, program))
             } catch let error as PropertyFileError {
                 writeError(error.description)
+                sarif.append(Self.sarifResult(error, path: path))
                 problems += 1
             } catch let error as RulesTestError {
                 writeError(error.description)
+                sarif += Self.sarifResults(error, path: path)
                 problems += 1
             }
         }
-        if problems > 0 { throw ExitCode(2) }
+        if problems > 0 {
+            if format == .sarif { print(SARIFLog(toolName: "validate rules verify", results: sarif).json(), terminator: "") }
+            throw ExitCode(2)
+        }
         let verifier = RulesVerifier(timeout: timeout)
         var failed = 0
         var total = 0
@@ -71,13 +80,41 @@ struct RulesVerifyCommand: ParsableCommand {
                 switch format {
                 case .text: print(VerificationReport.text(result))
                 case .jsonl: print(VerificationReport.jsonl(result))
+                case .sarif:
+                    guard !result.passed else { break }
+                    let code = VerificationReport.failureCode(result)
+                    sarif.append(SARIFResult(code: code, level: .error, message: VerificationReport.failureMessage(result), file: file.path,
+                                             line: result.property.location.line, column: result.property.location.column))
                 }
             }
+        }
+        if format == .sarif {
+            let help = Dictionary(uniqueKeysWithValues: VerificationReport.failureCodes.values.map { ($0.code, $0.help) })
+            print(SARIFLog(toolName: "validate rules verify", ruleHelp: help, results: sarif).json(), terminator: "")
         }
         if format == .text {
             print("\(total) propert\(total == 1 ? "y" : "ies"): \(total - failed) passed, \(failed) failed")
         }
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// A property file's problem as a SARIF result at its `file:line:column`.
+    static func sarifResult(_ error: PropertyFileError, path: String) -> SARIFResult {
+        // `location` is `FILE`, `FILE:LINE:COLUMN`, or a condition's `FILE (condition of …):LINE:COLUMN`.
+        let parts = error.location.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]) {
+            return SARIFResult(code: error.code, level: .error, message: error.message, file: path, line: line, column: column)
+        }
+        return SARIFResult(code: error.code, level: .error, message: error.message, file: path)
+    }
+
+    /// The rules file's problems as SARIF results: its diagnostics where they are, or one result
+    /// on the property file.
+    static func sarifResults(_ error: RulesTestError, path: String) -> [SARIFResult] {
+        if case .invalidRules(let source, let diagnostics) = error {
+            return diagnostics.filter { $0.severity == .error }.map { SARIFResult($0, in: source) }
+        }
+        return [SARIFResult(code: "VF1001", level: .error, message: error.description, file: path)]
     }
 
     private func writeError(_ message: String) {
