@@ -138,6 +138,8 @@ let package = Package(
         // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
         .executableTarget(name: "ClaimsBenchmark", dependencies: [
             "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
+            // `--writes`: the two PostgreSQL bulk-insert statements compared on a connection of its own.
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
 
         // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
@@ -158,7 +160,7 @@ let package = Package(
 
         // MARK: - Tests (one target per module)
         .testTarget(name: "PatternsTests", dependencies: [
-            "Patterns", .product(name: "PropertyBased", package: "swift-property-based"),
+            "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PatternAutomataTests", dependencies: [
             "PatternAutomata", "Patterns", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),

@@ -3,7 +3,7 @@
 ///
 /// Pure value: the caller passes the current instant. When full, the least recently used entry
 /// goes.
-public struct AnswerCache<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct AnswerCache<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     private struct Entry: Sendable {
         var answer: LookupAnswer
         var expires: Instant
@@ -11,26 +11,26 @@ public struct AnswerCache<Instant: InstantProtocol>: Sendable where Instant.Dura
     }
 
     /// Most entries kept; 0 disables the cache.
-    public let capacity: Int
+    package let capacity: Int
     /// How long an "available" answer is reused.
-    public let availableLifetime: Duration
+    package let availableLifetime: Duration
     /// How long a "taken" answer is reused.
-    public let takenLifetime: Duration
+    package let takenLifetime: Duration
     private var entries: [String: Entry] = [:]
     private var useCounter: UInt64 = 0
 
     /// Creates an empty cache.
-    public init(capacity: Int, availableLifetime: Duration, takenLifetime: Duration) {
+    package init(capacity: Int, availableLifetime: Duration, takenLifetime: Duration) {
         self.capacity = max(0, capacity)
         self.availableLifetime = availableLifetime
         self.takenLifetime = takenLifetime
     }
 
     /// Number of entries held (expired ones included until they are looked up or evicted).
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The answer for `key` if it is still fresh at `now`.
-    public mutating func answer(for key: String, at now: Instant) -> LookupAnswer? {
+    package mutating func answer(for key: String, at now: Instant) -> LookupAnswer? {
         guard var entry = entries[key] else { return nil }
         guard now < entry.expires else {
             entries[key] = nil
@@ -43,7 +43,7 @@ public struct AnswerCache<Instant: InstantProtocol>: Sendable where Instant.Dura
     }
 
     /// Remembers `answer` for `key`, received at `now`.
-    public mutating func insert(_ answer: LookupAnswer, for key: String, at now: Instant) {
+    package mutating func insert(_ answer: LookupAnswer, for key: String, at now: Instant) {
         guard capacity > 0 else { return }
         if entries[key] == nil, entries.count >= capacity,
            let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {

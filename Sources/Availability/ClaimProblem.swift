@@ -86,7 +86,13 @@ public enum PreparedName: Sendable, Hashable {
     /// - Returns: `.claimable`, or `.refused` with `AV1002` for a reserved name or `AV1001` for
     ///   an invalid one, each followed by the policy's violations.
     public static func prepare(_ name: String, with policy: any DisplayNamePolicy) -> PreparedName {
-        let evaluation = policy.evaluate(name)
+        prepare(name, evaluation: policy.evaluate(name))
+    }
+
+    /// Decides `name` from the policy's `evaluation` of it (already made by the caller).
+    ///
+    /// - Returns: As ``prepare(_:with:)``.
+    public static func prepare(_ name: String, evaluation: NameEvaluation) -> PreparedName {
         let details = evaluation.violations.map { ClaimProblem(code: $0.code, message: $0.message) }
         if evaluation.isReserved {
             return .refused(ClaimOutcome(name: name, key: evaluation.key, claimed: false, owner: nil,

@@ -114,6 +114,21 @@ public protocol ClaimStore: Sendable {
     ///
     /// - Throws: ``ClaimStoreError`` when the store cannot answer.
     func owner(of name: String) async throws(ClaimStoreError) -> Claim?
+
+    /// Claims a batch: each record decided in input order, exactly as ``claim(_:by:)`` per
+    /// record in that order would decide it (see ``BatchOutcome``). The SQLite, PostgreSQL and
+    /// memory stores decide the whole batch in one transaction; the default asks one record at
+    /// a time.
+    ///
+    /// - Returns: The outcome of every record decided, and the fault that stopped the batch, if any.
+    func claim(batch: [NameRequest]) async -> BatchOutcome
+
+    /// Releases a batch, as ``release(_:by:)`` per record in input order would (see ``claim(batch:)``).
+    func release(batch: [NameRequest]) async -> BatchOutcome
+
+    /// Renames a batch, as ``rename(from:to:by:)`` per record in input order would (see
+    /// ``claim(batch:)``).
+    func rename(batch: [RenameRequest]) async -> BatchOutcome
 }
 
 extension ClaimStore {

@@ -1,5 +1,5 @@
 /// How a ``withDeadline(_:clock:_:)`` race ended.
-public enum DeadlineResult<T: Sendable>: Sendable {
+package enum DeadlineResult<T: Sendable>: Sendable {
     /// The operation finished in time.
     case value(T)
     /// The operation threw in time.
@@ -18,7 +18,7 @@ public enum DeadlineResult<T: Sendable>: Sendable {
 ///   - clock: The clock the wait is measured on.
 ///   - operation: The work; it runs in its own task.
 /// - Returns: The operation's value or error, `.timedOut`, or `.cancelled`.
-public func withDeadline<T: Sendable, C: Clock>(
+package func withDeadline<T: Sendable, C: Clock>(
     _ timeout: Duration, clock: C, _ operation: @escaping @Sendable () async throws(ClaimStoreError) -> T
 ) async -> DeadlineResult<T> where C.Duration == Duration {
     let (results, sink) = AsyncStream.makeStream(of: DeadlineResult<T>.self, bufferingPolicy: .bufferingOldest(1))

@@ -12,9 +12,9 @@
 /// - A fresh cached answer is published without a lookup.
 /// - A keystroke with a different key cancels the running lookup; an answer whose ticket is not
 ///   the running one is stale and ignored, so a stale answer is never published.
-public struct DebounceMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct DebounceMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// Something that happened.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The text changed; `evaluation` is the policy's verdict on it.
         case typed(String, NameEvaluation)
         /// The debounce timer expired.
@@ -24,7 +24,7 @@ public struct DebounceMachine<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// Something the driver must do, in order.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Publish a new state.
         case publish(AvailabilityState)
         /// Start (or restart) the single debounce timer to fire at the instant.
@@ -42,9 +42,9 @@ public struct DebounceMachine<Instant: InstantProtocol>: Sendable where Instant.
     private struct Settled: Sendable { var key: String; var answer: LookupAnswer }
 
     /// Quiet time after the last keystroke before a lookup starts.
-    public let debounceInterval: Duration
+    package let debounceInterval: Duration
     /// Answers already known.
-    public private(set) var cache: AnswerCache<Instant>
+    package private(set) var cache: AnswerCache<Instant>
     private var pending: Pending?
     private var lookup: Lookup?
     private var settled: Settled?
@@ -52,18 +52,18 @@ public struct DebounceMachine<Instant: InstantProtocol>: Sendable where Instant.
     private var nextTicket = 1
 
     /// Creates a machine in the idle state.
-    public init(debounceInterval: Duration, cache: AnswerCache<Instant>) {
+    package init(debounceInterval: Duration, cache: AnswerCache<Instant>) {
         self.debounceInterval = debounceInterval
         self.cache = cache
     }
 
     /// True when no timer is pending and no lookup is running.
-    public var isQuiescent: Bool { pending == nil && lookup == nil }
+    package var isQuiescent: Bool { pending == nil && lookup == nil }
 
     /// Handles one event at instant `now`.
     ///
     /// - Returns: The actions to perform, in order.
-    public mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         switch event {
         case .typed(let text, let evaluation): typed(text, evaluation, at: now)
         case .timerFired: timerFired(at: now)

@@ -78,6 +78,30 @@ public actor MemoryClaimStore: ClaimStore {
         claimsByKey[ExactKey(policy.evaluate(name).key)]
     }
 
+    // MARK: - Batches (one atomic step each, decided by the shared planner)
+
+    public func claim(batch: [NameRequest]) -> BatchOutcome {
+        apply(PreparedBatch.claims(batch, policy: policy))
+    }
+
+    public func release(batch: [NameRequest]) -> BatchOutcome {
+        apply(PreparedBatch.releases(batch, policy: policy))
+    }
+
+    public func rename(batch: [RenameRequest]) -> BatchOutcome {
+        apply(PreparedBatch.renames(batch, policy: policy))
+    }
+
+    /// Plans `batch` against the claims it touches and applies the plan, all on the actor.
+    private func apply(_ batch: PreparedBatch) -> BatchOutcome {
+        var holdings: [Claim] = batch.keys.compactMap { claimsByKey[ExactKey($0)] }
+        holdings += batch.users.compactMap { keyByUser[ExactKey($0)].flatMap { claimsByKey[ExactKey($0)] } }
+        let plan = batch.plan(holdings: holdings)
+        plan.deletes.forEach(remove)
+        plan.inserts.forEach(insert)
+        return BatchOutcome(outcomes: plan.outcomes)
+    }
+
     private func insert(_ claim: Claim) {
         claimsByKey[ExactKey(claim.key)] = claim
         keyByUser[ExactKey(claim.owner)] = claim.key

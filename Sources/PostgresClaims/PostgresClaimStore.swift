@@ -46,6 +46,13 @@ public final class PostgresClaimStore: ClaimStore {
     private let migration: Once
     private let logger: Logger
     private let closed = ShutdownFlag()
+    /// Gathers concurrent claims into one transaction (see ``claim(_:by:)``); set once in `init`.
+    private let coalescer = CoalescerBox()
+    /// Most concurrent claims written in one transaction.
+    public static let coalescedClaims = 256
+    /// How many times a batch is tried again when a concurrent writer took one of its names or
+    /// users between its read and its insert; then its records are decided one by one.
+    static let racedBatchAttempts = 8
 
     /// Creates a store; nothing is contacted until the first operation.
     ///
@@ -66,7 +73,7 @@ public final class PostgresClaimStore: ClaimStore {
         case .prefer: .prefer(.makeClientConfiguration())
         case .require: .require(.makeClientConfiguration())
         }
-        let startup = statementTimeout.map { [("statement_timeout", "\(Self.milliseconds($0))")] } ?? []
+        let startup = Self.startupParameters(statementTimeout: statementTimeout)
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: tls)
@@ -87,6 +94,16 @@ public final class PostgresClaimStore: ClaimStore {
         self.transactionAttempts = max(1, transactionAttempts)
         self.migration = Once()
         self.logger = logger
+        coalescer.value = ClaimCoalescer(limit: Self.coalescedClaims) { [weak self] batch in
+            guard let self else {
+                return BatchOutcome(outcomes: [], fault: .init(error: ClaimStoreError(.shutDown, "postgres: the store was released"),
+                                                               records: 0..<batch.count))
+            }
+            if batch.count == 1 {
+                return await Self.oneByOne(1) { _ throws(ClaimStoreError) in try await self.claimOne(batch[0].name, by: batch[0].user) }
+            }
+            return await self.claim(batch: batch)
+        }
     }
 
     deinit {
@@ -100,6 +117,13 @@ public final class PostgresClaimStore: ClaimStore {
     }
 
     private var table: String { "\"\(schema)\".display_names" }
+
+    /// The settings every connection of the store starts with: `synchronous_commit = on`, whatever
+    /// the server's, role's or database's default (so a claim reported claimed has its commit
+    /// record flushed to the server's WAL before the answer), and the statement timeout.
+    static func startupParameters(statementTimeout: Duration?) -> [(String, String)] {
+        [("synchronous_commit", "on")] + (statementTimeout.map { [("statement_timeout", "\(milliseconds($0))")] } ?? [])
+    }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
@@ -154,8 +178,7 @@ public final class PostgresClaimStore: ClaimStore {
                 host: location.host, port: location.port, username: location.username,
                 password: location.password, database: location.database, tls: tls)
             configuration.options.connectTimeout = .milliseconds(Self.milliseconds(connectTimeout))
-            configuration.options.additionalStartupParameters =
-                statementTimeout.map { [("statement_timeout", "\(Self.milliseconds($0))")] } ?? []
+            configuration.options.additionalStartupParameters = Self.startupParameters(statementTimeout: statementTimeout)
             connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         } catch {
             throw storeError(error, connecting: true)
@@ -219,7 +242,19 @@ public final class PostgresClaimStore: ClaimStore {
         return candidates.filter { !taken.contains($0.key) }.map(\.name)
     }
 
+    /// Claims `name` for `user`. Claims that arrive while another claim is being written are
+    /// written together in the next transaction (``ClaimCoalescer``, ``claim(batch:)``), each
+    /// decided as if alone, in arrival order; a lone claim is one `INSERT … ON CONFLICT DO
+    /// NOTHING` (and, when the name or the user is taken, the reads that say by whom) between
+    /// `BEGIN` and `COMMIT`: the answer waits for the `COMMIT`, which the server completes after
+    /// the commit record is flushed (an autocommitted statement completes before its commit).
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
+        guard let coalescer = coalescer.value else { return try await claimOne(name, by: user) }
+        return try await coalescer.claim(name, by: user)
+    }
+
+    /// One claim, alone: the insert, then on a conflict the reads that explain it.
+    private func claimOne(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
         switch PreparedName.prepare(name, with: policy) {
         case .refused(let outcome):
@@ -230,15 +265,17 @@ public final class PostgresClaimStore: ClaimStore {
             for _ in 1...3 {
                 let outcome = try await retryingConflicts { () async throws(ClaimStoreError) in
                     try await self.connection { connection -> ClaimOutcome? in
-                        let inserted = try await connection.query(
-                            "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
-                            logger: self.logger)
-                        for try await _ in inserted.decode(String.self) {
-                            return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                        try await self.inTransaction(connection) { connection -> ClaimOutcome? in
+                            let inserted = try await connection.query(
+                                "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
+                                logger: self.logger)
+                            if try await Self.count(inserted) > 0 {
+                                return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                            }
+                            return ClaimVerdict.afterConflict(name: name, key: key, user: user,
+                                                              holderOfKey: try await self.holder(ofKey: key, connection),
+                                                              heldByUser: try await self.claim(heldBy: user, connection))
                         }
-                        return ClaimVerdict.afterConflict(name: name, key: key, user: user,
-                                                          holderOfKey: try await self.holder(ofKey: key, connection),
-                                                          heldByUser: try await self.claim(heldBy: user, connection))
                     }
                 }
                 if let outcome { return outcome }
@@ -252,12 +289,14 @@ public final class PostgresClaimStore: ClaimStore {
         if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
         return try await retryingConflicts { () async throws(ClaimStoreError) in
             try await self.connection { connection in
-                let deleted = try await connection.query(
-                    "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
-                for try await heldName in deleted.decode(String.self) {
-                    return ClaimOutcome(name: heldName, key: key, claimed: false, owner: nil)
+                try await self.inTransaction(connection) { connection in
+                    let deleted = try await connection.query(
+                        "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
+                    var released: String?
+                    for try await heldName in deleted.decode(String.self) { released = heldName }
+                    if let released { return ClaimOutcome(name: released, key: key, claimed: false, owner: nil) }
+                    return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
                 }
-                return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
             }
         }
     }
@@ -273,9 +312,7 @@ public final class PostgresClaimStore: ClaimStore {
                 try await self.transaction { connection in
                     let deleted = try await connection.query(
                         "DELETE FROM \(unescaped: self.table) WHERE key = \(oldKey) AND owner = \(user) RETURNING key", logger: self.logger)
-                    var released = false
-                    for try await _ in deleted.decode(String.self) { released = true }
-                    guard released else {
+                    guard try await Self.count(deleted) > 0 else {
                         throw EarlyOutcome(outcome: ClaimVerdict.renameWithoutOld(
                             old: old, oldKey: oldKey, oldHolder: try await self.holder(ofKey: oldKey, connection),
                             newHolder: try await self.holder(ofKey: key, connection), user: user))
@@ -283,7 +320,7 @@ public final class PostgresClaimStore: ClaimStore {
                     let inserted = try await connection.query(
                         "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
                         logger: self.logger)
-                    for try await _ in inserted.decode(String.self) {
+                    if try await Self.count(inserted) > 0 {
                         return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
                     }
                     let holder = try await self.holder(ofKey: key, connection)
@@ -298,6 +335,116 @@ public final class PostgresClaimStore: ClaimStore {
         return try await connection { connection in try await self.holder(ofKey: key, connection) }
     }
 
+    // MARK: - Batches
+
+    /// Claims a batch in one transaction: one `SELECT` reads the claims on the batch's keys and
+    /// users, every record is decided in input order (``PreparedBatch``), and one
+    /// `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING key` writes the new
+    /// claims. When a concurrent writer took one of those names or users after the read (an
+    /// insert did not happen), the transaction is rolled back and the batch decided again from a
+    /// fresh read; after ``racedBatchAttempts`` such races its records are claimed one by one.
+    /// A fault rolls the transaction back (after a lost connection, `AV3014`, whether it
+    /// committed is unknown).
+    public func claim(batch: [NameRequest]) async -> BatchOutcome {
+        await decide(PreparedBatch.claims(batch, policy: policy), locking: false) {
+            await Self.oneByOne(batch.count) { index throws(ClaimStoreError) in
+                try await self.claimOne(batch[index].name, by: batch[index].user)
+            }
+        }
+    }
+
+    /// Releases a batch in one transaction, the claims read `FOR UPDATE` (as ``claim(batch:)``).
+    public func release(batch: [NameRequest]) async -> BatchOutcome {
+        await decide(PreparedBatch.releases(batch, policy: policy), locking: true) {
+            await Self.oneByOne(batch.count) { index throws(ClaimStoreError) in
+                try await self.release(batch[index].name, by: batch[index].user)
+            }
+        }
+    }
+
+    /// Renames a batch in one transaction, the claims read `FOR UPDATE` (as ``claim(batch:)``).
+    public func rename(batch: [RenameRequest]) async -> BatchOutcome {
+        await decide(PreparedBatch.renames(batch, policy: policy), locking: true) {
+            await Self.oneByOne(batch.count) { index throws(ClaimStoreError) in
+                try await self.rename(from: batch[index].old, to: batch[index].new, by: batch[index].user)
+            }
+        }
+    }
+
+    /// What one try of a batch found.
+    private enum BatchAttempt: Sendable {
+        case decided([ClaimOutcome])
+        case raced
+    }
+
+    /// A concurrent writer changed a row the batch planned on: roll back and decide again.
+    private struct Raced: Error {}
+
+    /// Tries `batch` in a transaction until it is decided, retrying races and serialization
+    /// failures (bounded), then falls back to `oneByOne`.
+    private func decide(_ batch: PreparedBatch, locking: Bool,
+                        oneByOne: () async -> BatchOutcome) async -> BatchOutcome {
+        if batch.isDecided { return BatchOutcome(outcomes: batch.plan(holdings: []).outcomes) }
+        var races = 0
+        var conflicts = 1
+        while true {
+            do throws(ClaimStoreError) {
+                switch try await attempt(batch, locking: locking) {
+                case .decided(let outcomes):
+                    return BatchOutcome(outcomes: outcomes)
+                case .raced:
+                    races += 1
+                    if races >= Self.racedBatchAttempts { return await oneByOne() }
+                }
+            } catch where error.reason == .serializationFailure && conflicts < transactionAttempts {
+                try? await Task.sleep(for: .milliseconds(5 * conflicts))
+                conflicts += 1
+            } catch {
+                return BatchOutcome(outcomes: [], fault: .init(error: error, records: 0..<batch.count))
+            }
+        }
+    }
+
+    /// One transaction: read the touched claims, plan, delete, insert, check, commit.
+    private func attempt(_ batch: PreparedBatch, locking: Bool) async throws(ClaimStoreError) -> BatchAttempt {
+        let keys = batch.keys
+        let users = batch.users
+        let lock = locking ? " FOR UPDATE" : ""
+        return try await connection { connection -> BatchAttempt in
+            do {
+                return .decided(try await self.inTransaction(connection) { connection in
+                    let logger = self.logger
+                    let rows = try await connection.query(
+                        "SELECT name, key, owner FROM \(unescaped: self.table) WHERE key = ANY(\(keys)::text[]) OR owner = ANY(\(users)::text[])\(unescaped: lock)",
+                        logger: logger)
+                    var holdings: [Claim] = []
+                    for try await (name, key, owner) in rows.decode((String, String, String).self) {
+                        holdings.append(Claim(name: name, key: key, owner: owner))
+                    }
+                    let plan = batch.plan(holdings: holdings)
+                    if !plan.deletes.isEmpty {
+                        let deleted = try await connection.query("""
+                            DELETE FROM \(unescaped: self.table) WHERE (key, owner) IN \
+                            (SELECT * FROM unnest(\(plan.deletes.map(\.key))::text[], \(plan.deletes.map(\.owner))::text[])) RETURNING key
+                            """, logger: logger)
+                        if try await Self.count(deleted) != plan.deletes.count { throw Raced() }
+                    }
+                    if !plan.inserts.isEmpty {
+                        let inserted = try await connection.query("""
+                            INSERT INTO \(unescaped: self.table) (key, name, owner) \
+                            SELECT * FROM unnest(\(plan.inserts.map(\.key))::text[], \(plan.inserts.map(\.name))::text[], \
+                            \(plan.inserts.map(\.owner))::text[]) ON CONFLICT DO NOTHING RETURNING key
+                            """, logger: logger)
+                        if try await Self.count(inserted) != plan.inserts.count { throw Raced() }
+                    }
+                    return plan.outcomes
+                })
+            } catch is Raced {
+                return .raced
+            }
+        }
+    }
+
     /// Every claim, sorted by key (for tools and consistency checks).
     ///
     /// - Throws: ``ClaimStoreError`` when the database cannot be read.
@@ -309,6 +456,25 @@ public final class PostgresClaimStore: ClaimStore {
                 claims.append(Claim(name: name, key: key, owner: owner))
             }
             return claims
+        }
+    }
+
+    /// The value of a setting (`SHOW name`) on one of the store's pooled connections, for checks
+    /// such as the tests' `synchronous_commit`.
+    ///
+    /// - Parameter name: A setting name (letters, digits and underscores).
+    /// - Throws: ``ClaimStoreError`` when the database cannot be reached, or `AV3003` for a name
+    ///   that is not a setting's.
+    package func sessionSetting(_ name: String) async throws(ClaimStoreError) -> String? {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+            throw ClaimStoreError(.failed, "`\(name)` is not a setting name")
+        }
+        return try await connection { connection in
+            var value: String?
+            for try await setting in try await connection.query(PostgresQuery(unsafeSQL: "SHOW \(name)"), logger: self.logger).decode(String.self) {
+                value = setting
+            }
+            return value
         }
     }
 
@@ -326,6 +492,15 @@ public final class PostgresClaimStore: ClaimStore {
 
     private func claim(heldBy user: String, _ connection: PostgresConnection) async throws -> Claim? {
         try await firstClaim(connection.query("SELECT name, key, owner FROM \(unescaped: table) WHERE owner = \(user)", logger: logger))
+    }
+
+    /// The number of rows `rows` holds, read to their end: a query returns once its columns are
+    /// described, so an error in the statement (or a lost connection) arrives only in its rows,
+    /// and a row seen is not yet a statement finished.
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
     }
 
     private func firstClaim(_ rows: PostgresRowSequence) async throws -> Claim? {
@@ -440,6 +615,18 @@ public final class PostgresClaimStore: ClaimStore {
         default:
             return ClaimStoreError(connecting ? .unreachable : .failed, detail)
         }
+    }
+}
+
+/// The store's coalescer, set once in its `init` (after every stored property, since the
+/// coalescer's writer refers back to the store).
+final class CoalescerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: ClaimCoalescer?
+
+    var value: ClaimCoalescer? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 

@@ -4,9 +4,9 @@
 import Foundation
 
 /// One line of an expression conformance file: `EXPRESSION => EXPECTED`.
-public struct ExpressionCase: Sendable, CustomStringConvertible {
+package struct ExpressionCase: Sendable, CustomStringConvertible {
     /// What the case expects.
-    public enum Expectation: Sendable, Equatable {
+    package enum Expectation: Sendable, Equatable {
         /// Equal to this expression's value, with the same type.
         case value(String)
         /// Evaluation fails with this code.
@@ -16,17 +16,17 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
     }
 
     /// `file/section/line`.
-    public var name: String
+    package var name: String
     /// The rules expression under test.
-    public var expression: String
+    package var expression: String
     /// What it must produce.
-    public var expectation: Expectation
+    package var expectation: Expectation
 
     /// The case name.
-    public var description: String { name }
+    package var description: String { name }
 
     /// Creates a case.
-    public init(name: String, expression: String, expectation: Expectation) {
+    package init(name: String, expression: String, expectation: Expectation) {
         self.name = name
         self.expression = expression
         self.expectation = expectation
@@ -38,7 +38,7 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
     ///   - text: the file's contents.
     ///   - file: the file name used in case names.
     /// - Returns: the cases, or a message naming the first malformed line.
-    public static func load(_ text: String, file: String) -> Result<[ExpressionCase], ExpressionCaseError> {
+    package static func load(_ text: String, file: String) -> Result<[ExpressionCase], ExpressionCaseError> {
         var cases: [ExpressionCase] = []
         var section = "main"
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -66,7 +66,7 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
 
     /// Loads every `*.txt` file of a directory in name order, skipping `skipping`. A malformed
     /// file becomes one case named after the problem, which fails when run.
-    public static func loadFiles(in directory: URL, skipping: Set<String> = []) -> [ExpressionCase] {
+    package static func loadFiles(in directory: URL, skipping: Set<String> = []) -> [ExpressionCase] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasSuffix(".txt") && !skipping.contains($0) }.sorted()
         return names.flatMap { name -> [ExpressionCase] in
@@ -81,7 +81,7 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
     }
 
     /// Runs the case; returns nil when it passes, else a description of the mismatch.
-    public func run(regexEngine: any RegexEngine) -> String? {
+    package func run(regexEngine: any RegexEngine) -> String? {
         let (parsed, parseDiagnostics) = RulesParser.parseExpression(expression)
         var diagnostics = parseDiagnostics
         if let parsed {
@@ -120,16 +120,16 @@ public struct ExpressionCase: Sendable, CustomStringConvertible {
 }
 
 /// A malformed conformance file.
-public struct ExpressionCaseError: Error, Sendable, CustomStringConvertible {
+package struct ExpressionCaseError: Error, Sendable, CustomStringConvertible {
     /// Which line is malformed and why.
-    public var message: String
+    package var message: String
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension Value {
     /// Equal and of the same type all the way down (`1` is not identical to `1.0`).
-    public func isIdentical(to other: Value) -> Bool {
+    package func isIdentical(to other: Value) -> Bool {
         guard typeName == other.typeName, self == other else { return false }
         switch (self, other) {
         case (.list(let a), .list(let b)): return zip(a, b).allSatisfy { $0.isIdentical(to: $1) }

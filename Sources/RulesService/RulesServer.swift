@@ -51,12 +51,12 @@ public enum RulesServer {
     public static func application(_ configuration: ServiceConfiguration, logger: Logger,
                                    onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in })
         throws(ServiceSetupError) -> some ApplicationProtocol {
-        Application(
-            router: try router(configuration),
+        ServiceApplication(
+            responder: try router(configuration).buildResponder(),
             server: .guarded(limits: configuration.limits, logger: logger),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ruleskit"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
-            logger: logger)
+            logger: logger,
+            onListening: { channel in await onListening(channel.localAddress?.port ?? configuration.port) })
     }
 
     /// Serves until SIGTERM or SIGINT: then stops accepting, lets requests in flight finish,

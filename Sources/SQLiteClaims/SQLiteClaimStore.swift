@@ -42,6 +42,10 @@ public final class SQLiteClaimStore: ClaimStore {
     /// limit. Writing past it fails with `AV3006`, like a full disk.
     public let maxPageCount: Int?
     private let pool: DatabasePool
+    /// Gathers concurrent claims into one write transaction (see ``claim(_:by:)``).
+    private let coalescer: ClaimCoalescer
+    /// Most concurrent claims written in one transaction.
+    public static let coalescedClaims = 256
     /// The connection for lookups by name (see the type's documentation).
     private let lookups: DatabaseQueue
     private let identity: FileIdentity?
@@ -77,6 +81,9 @@ public final class SQLiteClaimStore: ClaimStore {
             throw Self.storeError(error, path: path)
         }
         identity = FileIdentity(path: path)
+        coalescer = ClaimCoalescer(limit: Self.coalescedClaims, write: { [pool, policy, path, identity] batch in
+            await Self.claim(batch: batch, policy: policy, pool: pool, path: path, identity: identity)
+        })
     }
 
     /// The schema, one migration per version. Never edit a shipped migration; add one.
@@ -121,23 +128,11 @@ public final class SQLiteClaimStore: ClaimStore {
         return candidates.filter { !taken.contains($0.key) }.map(\.name)
     }
 
+    /// Claims `name` for `user`. Claims that arrive while another claim is being written are
+    /// written together in the next transaction (``ClaimCoalescer``), each decided as if alone,
+    /// in arrival order; a lone claim is written at once.
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
-        switch PreparedName.prepare(name, with: policy) {
-        case .refused(let outcome):
-            return outcome
-        case .claimable(let name, let key):
-            return try await write { db in
-                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (\(Self.text), \(Self.text), \(Self.text)) ON CONFLICT DO NOTHING",
-                               arguments: [Self.exact(key), Self.exact(name), Self.exact(user)])
-                if db.changesCount == 1 { return ClaimOutcome(name: name, key: key, claimed: true, owner: user) }
-                // INVARIANT: inside one write transaction a conflict is explained by a row.
-                return ClaimVerdict.afterConflict(name: name, key: key, user: user,
-                                                  holderOfKey: try Self.holder(ofKey: key, db),
-                                                  heldByUser: try Self.claim(heldBy: user, db))
-                    ?? ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [.taken(name)])
-            }
-        }
+        try await coalescer.claim(name, by: user)
     }
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
@@ -180,6 +175,73 @@ public final class SQLiteClaimStore: ClaimStore {
     public func owner(of name: String) async throws(ClaimStoreError) -> Claim? {
         let key = policy.evaluate(name).key
         return try lookUp { db in try Self.holder(ofKey: key, db) }
+    }
+
+    // MARK: - Batches
+
+    /// Claims a batch in one write transaction (`BEGIN IMMEDIATE`): the claims on the batch's keys
+    /// and users are read, every record is decided in input order (``PreparedBatch``), and the
+    /// new claims are inserted, all while holding the write lock, so no other writer comes
+    /// between. A fault rolls the whole transaction back (``BatchOutcome/Fault``).
+    public func claim(batch: [NameRequest]) async -> BatchOutcome {
+        await Self.claim(batch: batch, policy: policy, pool: pool, path: path, identity: identity)
+    }
+
+    /// Releases a batch in one write transaction (as ``claim(batch:)``).
+    public func release(batch: [NameRequest]) async -> BatchOutcome {
+        await Self.apply(PreparedBatch.releases(batch, policy: policy), pool: pool, path: path, identity: identity)
+    }
+
+    /// Renames a batch in one write transaction (as ``claim(batch:)``).
+    public func rename(batch: [RenameRequest]) async -> BatchOutcome {
+        await Self.apply(PreparedBatch.renames(batch, policy: policy), pool: pool, path: path, identity: identity)
+    }
+
+    private static func claim(batch: [NameRequest], policy: any DisplayNamePolicy, pool: DatabasePool, path: String,
+                              identity: FileIdentity?) async -> BatchOutcome {
+        await apply(PreparedBatch.claims(batch, policy: policy), pool: pool, path: path, identity: identity)
+    }
+
+    /// Reads the claims `batch` touches, plans it and writes the plan, in one write transaction.
+    private static func apply(_ batch: PreparedBatch, pool: DatabasePool, path: String, identity: FileIdentity?) async -> BatchOutcome {
+        if batch.isDecided { return BatchOutcome(outcomes: batch.plan(holdings: []).outcomes) }
+        return await BatchOutcome.deciding(batch.count) { () async throws(ClaimStoreError) in
+            try checkFile(path: path, identity: identity)
+            do {
+                return try await pool.write { db in
+                    var holdings: [Claim] = []
+                    let byKey = try db.cachedStatement(sql: "SELECT \(claimColumns) FROM display_names WHERE key = \(text)")
+                    for key in batch.keys {
+                        if let row = try Row.fetchOne(byKey, arguments: [exact(key)]) { holdings.append(claim(from: row)) }
+                    }
+                    let byOwner = try db.cachedStatement(sql: "SELECT \(claimColumns) FROM display_names WHERE owner = \(text)")
+                    for user in batch.users {
+                        if let row = try Row.fetchOne(byOwner, arguments: [exact(user)]) { holdings.append(claim(from: row)) }
+                    }
+                    let plan = batch.plan(holdings: holdings)
+                    let delete = try db.cachedStatement(sql: "DELETE FROM display_names WHERE key = \(text) AND owner = \(text)")
+                    for row in plan.deletes {
+                        try delete.execute(arguments: [exact(row.key), exact(row.owner)])
+                        // INVARIANT: the write lock is held since the rows were read.
+                        guard db.changesCount == 1 else { throw BatchInvariant(detail: "a claim read in this transaction was gone") }
+                    }
+                    let insert = try db.cachedStatement(sql: "INSERT INTO display_names (key, name, owner) VALUES (\(text), \(text), \(text))")
+                    for row in plan.inserts {
+                        try insert.execute(arguments: [exact(row.key), exact(row.name), exact(row.owner)])
+                    }
+                    return plan.outcomes
+                }
+            } catch let error as BatchInvariant {
+                throw ClaimStoreError(.failed, "sqlite `\(path)`: \(error.detail); please report it")
+            } catch {
+                throw storeError(error, path: path)
+            }
+        }
+    }
+
+    /// A broken internal invariant inside a batch's transaction (rolls it back).
+    private struct BatchInvariant: Error {
+        var detail: String
     }
 
     /// Every claim, sorted by key (for tools and consistency checks).
@@ -226,12 +288,7 @@ public final class SQLiteClaimStore: ClaimStore {
             .map(claim(from:))
     }
 
-    private static func claim(heldBy user: String, _ db: Database) throws -> Claim? {
-        try Row.fetchOne(db, sql: "SELECT \(claimColumns) FROM display_names WHERE owner = \(text)", arguments: [exact(user)])
-            .map(claim(from:))
-    }
-
-    private static func claim(from row: Row) -> Claim {
+    static func claim(from row: Row) -> Claim {
         func column(_ name: String) -> String { string(from: row[name] ?? Data()) }
         return Claim(name: column("name"), key: column("key"), owner: column("owner"))
     }
@@ -256,6 +313,10 @@ public final class SQLiteClaimStore: ClaimStore {
     /// longer starts with the SQLite header (overwritten in place). Open connections would
     /// otherwise go on reading and writing a deleted file, or write pages into a foreign one.
     private func checkFile() throws(ClaimStoreError) {
+        try Self.checkFile(path: path, identity: identity)
+    }
+
+    private static func checkFile(path: String, identity: FileIdentity?) throws(ClaimStoreError) {
         guard let identity else { return }
         switch FileIdentity.check(path: path, against: identity) {
         case .same: return

@@ -55,94 +55,46 @@ struct NamesCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The name to claim (or, with --input, the JSONL file; `-` for stdin).", valueName: "NAME|FILE"))
         var argument: String
         @Option(help: ArgumentHelp("The user id claiming the name.", valueName: "UID")) var user: String?
-        @Option(help: ArgumentHelp("Batch input format: jsonl (one {\"name\": …, \"user\": …} object per line).", valueName: "FORMAT"))
-        var input: NamesInputFormat?
+        @OptionGroup var batch: NamesBatchOptions
 
         func validate() throws {
-            switch (input, user) {
-            case (nil, nil): throw ValidationError("claim needs --user UID (or --input jsonl FILE for a batch)")
-            case (.some, .some): throw ValidationError("--user and --input cannot be combined: a batch names each record's user")
-            default: break
-            }
+            try batch.check(user: user, verb: "claim", record: "{\"name\", \"user\"}")
         }
 
         func run() throws {
-            if input == nil, let user {
-                let name = argument
-                let format = options.format
-                try options.refuseInvalid(user: user, name: name)
-                try options.withStore { store in
-                    let outcome = try await store.claim(name, by: user)
-                    NamesOutput.write(.claim(outcome, record: 1), format)
-                    return outcome.succeeded ? 0 : 1
-                }
-                return
+            guard batch.input == nil, let user else {
+                return try NamesBatch.run(.claim, file: argument, options: options, batchSize: batch.batchSize)
             }
-            let records: [BatchRecord]
-            do {
-                records = try BatchRecord.read(argument)
-            } catch {
-                FileHandle.standardError.write(Data("validate: error: \(error)\n".utf8))
-                throw ExitCode(2)
-            }
+            let name = argument
             let format = options.format
-            // A store that cannot be opened: every record is reported, none attempted.
-            let unopened: @Sendable (ClaimStoreError) -> Void = { error in
-                let policy = try? AppDisplayNamePolicy()
-                for (index, record) in records.enumerated() {
-                    let outcome = switch record {
-                    case .claim(let name, _):
-                        ClaimOutcome(name: name, key: policy?.evaluate(name).key ?? "", claimed: false, owner: nil,
-                                     problems: [.notAttempted(stoppedAt: nil, by: error)])
-                    case .malformed(let problem):
-                        ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
-                    }
-                    NamesOutput.write(.claim(outcome, record: index + 1), format)
-                }
-            }
-            try options.withStore(unopened: unopened) { store in
-                // After a store fault no further record is sent: each is reported as not attempted
-                // (AV3016), so the output keeps one row per input. A faulted record is never
-                // reported claimed: its outcome is unknown or nothing was committed.
-                var refused = false
-                var fault: (record: Int, error: ClaimStoreError)?
-                for (index, record) in records.enumerated() {
-                    let outcome: ClaimOutcome
-                    switch record {
-                    case .claim(let name, let user):
-                        let key = store.policy.evaluate(name).key
-                        if let fault {
-                            outcome = ClaimOutcome(name: name, key: key, claimed: false, owner: nil,
-                                                   problems: [.notAttempted(stoppedAt: fault.record, by: fault.error)])
-                            break
-                        }
-                        do throws(ClaimStoreError) {
-                            outcome = try await store.claim(name, by: user)
-                        } catch {
-                            fault = (index + 1, error)
-                            NamesOptions.printError(error, record: index + 1)
-                            outcome = ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [.fault(error)])
-                        }
-                    case .malformed(let problem):
-                        outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
-                    }
-                    refused = refused || !outcome.succeeded
-                    NamesOutput.write(.claim(outcome, record: index + 1), format)
-                }
-                return fault != nil ? 2 : refused ? 1 : 0
+            try options.refuseInvalid(user: user, name: name)
+            try options.withStore { store in
+                let outcome = try await store.claim(name, by: user)
+                NamesOutput.write(.claim(outcome, record: 1), format)
+                return outcome.succeeded ? 0 : 1
             }
         }
     }
 
-    /// `validate names release NAME --user UID`.
+    /// `validate names release NAME --user UID` or `validate names release --input jsonl FILE`.
     struct Release: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Release a name the user holds.")
+        static let configuration = CommandConfiguration(
+            abstract: "Release a name the user holds, or a batch of {\"name\", \"user\"} records.")
         @OptionGroup var options: NamesOptions
-        @Argument(help: ArgumentHelp("The name to release.", valueName: "NAME")) var name: String
-        @Option(help: ArgumentHelp("The user id holding the name.", valueName: "UID")) var user: String
+        @Argument(help: ArgumentHelp("The name to release (or, with --input, the JSONL file; `-` for stdin).", valueName: "NAME|FILE"))
+        var name: String
+        @Option(help: ArgumentHelp("The user id holding the name.", valueName: "UID")) var user: String?
+        @OptionGroup var batch: NamesBatchOptions
+
+        func validate() throws {
+            try batch.check(user: user, verb: "release", record: "{\"name\", \"user\"}")
+        }
 
         func run() throws {
-            let (name, user) = (name, user)
+            guard batch.input == nil, let user else {
+                return try NamesBatch.run(.release, file: name, options: options, batchSize: batch.batchSize)
+            }
+            let name = name
             let format = options.format
             try options.refuseInvalid(user: user, name: name)
             try options.withStore { store in
@@ -153,16 +105,31 @@ struct NamesCommand: ParsableCommand {
         }
     }
 
-    /// `validate names rename OLD NEW --user UID`.
+    /// `validate names rename OLD NEW --user UID` or `validate names rename --input jsonl FILE`.
     struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Atomically release OLD and claim NEW for the user.")
+        static let configuration = CommandConfiguration(
+            abstract: "Atomically release OLD and claim NEW for the user, or a batch of {\"from\", \"to\", \"user\"} records.")
         @OptionGroup var options: NamesOptions
-        @Argument(help: ArgumentHelp("The name the user holds.", valueName: "OLD")) var old: String
-        @Argument(help: ArgumentHelp("The name to take instead.", valueName: "NEW")) var new: String
-        @Option(help: ArgumentHelp("The user id holding OLD.", valueName: "UID")) var user: String
+        @Argument(help: ArgumentHelp("The name the user holds (or, with --input, the JSONL file; `-` for stdin).", valueName: "OLD|FILE"))
+        var old: String
+        @Argument(help: ArgumentHelp("The name to take instead (not with --input).", valueName: "NEW")) var new: String?
+        @Option(help: ArgumentHelp("The user id holding OLD.", valueName: "UID")) var user: String?
+        @OptionGroup var batch: NamesBatchOptions
+
+        func validate() throws {
+            try batch.check(user: user, verb: "rename", record: "{\"from\", \"to\", \"user\"}")
+            switch (batch.input, new) {
+            case (nil, nil): throw ValidationError("rename needs OLD and NEW (or --input jsonl FILE for a batch)")
+            case (.some, .some): throw ValidationError("with --input, give only the FILE: each record names `from` and `to`")
+            default: break
+            }
+        }
 
         func run() throws {
-            let (old, new, user) = (old, new, user)
+            guard batch.input == nil, let user, let new else {
+                return try NamesBatch.run(.rename, file: old, options: options, batchSize: batch.batchSize)
+            }
+            let old = old
             let format = options.format
             try options.refuseInvalid(user: user, name: new)
             try options.withStore { store in
@@ -174,9 +141,35 @@ struct NamesCommand: ParsableCommand {
     }
 }
 
-/// Batch input formats for `names claim --input`.
+/// Batch input formats for `names claim|release|rename --input`.
 enum NamesInputFormat: String, ExpressibleByArgument, CaseIterable {
     case jsonl
+}
+
+/// `--input` and `--batch-size`, shared by `names claim`, `release` and `rename`.
+struct NamesBatchOptions: ParsableArguments {
+    /// The default for `--batch-size` (chosen by measurement: docs/BENCHMARKS.md, "Batch claims").
+    static let defaultBatchSize = 5_000
+    /// The largest `--batch-size`.
+    static let maxBatchSize = 50_000
+
+    @Option(help: ArgumentHelp("Batch input format: jsonl (one JSON object per line: {\"name\": …, \"user\": …}; rename: {\"from\": …, \"to\": …, \"user\": …}).", valueName: "FORMAT"))
+    var input: NamesInputFormat?
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("With --input: records per transaction (1 = one transaction per record).", valueName: "N"))
+    var batchSize: Int = defaultBatchSize
+
+    /// Checks the combination: `--user` for one request, `--input` for a batch, never both.
+    func check(user: String?, verb: String, record: String) throws {
+        switch (input, user) {
+        case (nil, nil): throw ValidationError("\(verb) needs --user UID (or --input jsonl FILE for a batch of \(record) records)")
+        case (.some, .some): throw ValidationError("--user and --input cannot be combined: a batch names each record's user")
+        default: break
+        }
+        guard (1...Self.maxBatchSize).contains(batchSize) else {
+            throw ValidationError("--batch-size must be between 1 and \(Self.maxBatchSize), not \(batchSize)")
+        }
+    }
 }
 
 /// Output formats for `names`.
@@ -252,7 +245,12 @@ struct NamesOptions: ParsableArguments {
     /// Writes `validate: error[CODE]: message` (with the batch record when there is one) and a
     /// `help:` line to stderr.
     static func printError(_ error: ClaimStoreError, record: Int?) {
-        let place = record.map { "record \($0): " } ?? ""
+        printError(error, records: record.map { $0...$0 })
+    }
+
+    /// As ``printError(_:record:)``, naming the batch records the fault met (`records 101–600`).
+    static func printError(_ error: ClaimStoreError, records: ClosedRange<Int>?) {
+        let place = records.map { $0.count == 1 ? "record \($0.lowerBound): " : "records \($0.lowerBound)–\($0.upperBound): " } ?? ""
         FileHandle.standardError.write(Data("validate: \(place)\(error)\nhelp: \(error.help)\n".utf8))
     }
 }
@@ -266,6 +264,28 @@ enum NamesOutput {
     static func write(_ output: NamesOutput, _ format: NamesOutputFormat) {
         let line = format == .jsonl ? output.json : output.text
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Result lines gathered and written to stdout together (one write per batch).
+    struct Buffer {
+        let format: NamesOutputFormat
+        private var bytes: [UInt8] = []
+
+        init(_ format: NamesOutputFormat) { self.format = format }
+
+        /// True when enough is gathered to be worth writing.
+        var isFull: Bool { bytes.count >= 1 << 16 }
+
+        mutating func append(_ output: NamesOutput) {
+            bytes.append(contentsOf: (format == .jsonl ? output.json : output.text).utf8)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+
+        mutating func flush() {
+            guard !bytes.isEmpty else { return }
+            FileHandle.standardOutput.write(Data(bytes))
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 
     /// `{"record", "name", "key", "available"}` or `{"record", "name", "key", "claimed", "owner", "errors"}`.
@@ -328,16 +348,62 @@ enum NamesOutput {
     }
 }
 
-/// One record of a `names claim --input jsonl` batch.
-enum BatchRecord {
-    case claim(name: String, user: String)
+/// What a `names … --input jsonl` batch asks of the store.
+enum NamesBatchKind: Sendable {
+    case claim, release, rename
+
+    /// What a malformed line is told it should have been.
+    var expected: String {
+        switch self {
+        case .claim, .release: "expected a JSON object with string fields `name` and `user`"
+        case .rename: "expected a JSON object with string fields `from`, `to` and `user`"
+        }
+    }
+}
+
+/// One record of a `names claim|release|rename --input jsonl` batch.
+enum BatchRecord: Sendable {
+    /// A claim or release.
+    case name(NameRequest)
+    /// A rename.
+    case rename(RenameRequest)
+    /// A line that is not a record; never sent to the store.
     case malformed(ClaimProblem)
 
-    /// Reads a JSONL file (`-` for stdin): one `{"name": …, "user": …}` object per line. Every
-    /// line is a record, so record N is line N: a blank or malformed line becomes a refused
-    /// record (`CLI2001`); only the empty piece after a final line feed is not a line. The user
-    /// is checked by the store (`AV1008` for an empty one).
-    static func read(_ path: String) throws -> [BatchRecord] {
+    /// The name the record's row shows (a rename's new name), and its key.
+    func row(_ policy: any DisplayNamePolicy) -> (name: String, key: String) {
+        switch self {
+        case .name(let request): (request.name, policy.evaluate(request.name).key)
+        case .rename(let request): (request.new, policy.evaluate(request.new).key)
+        case .malformed: ("", "")
+        }
+    }
+
+    /// Reads one line of a batch: a JSON object with string fields `name` and `user` (rename:
+    /// `from`, `to` and `user`); other members are ignored. A blank or malformed line is a
+    /// refused record (`CLI2001`). The user is checked by the store (`AV1008`).
+    static func parse(_ line: Data.SubSequence, as kind: NamesBatchKind) -> BatchRecord {
+        let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
+        guard trimmed.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
+            return .malformed(ClaimProblem(code: "CLI2001", message: "the line is blank; \(kind.expected)"))
+        }
+        let object = try? JSONSerialization.jsonObject(with: Data(trimmed)) as? [String: Any]
+        switch kind {
+        case .claim, .release:
+            if let name = object?["name"] as? String, let user = object?["user"] as? String {
+                return .name(NameRequest(name: name, user: user))
+            }
+        case .rename:
+            if let old = object?["from"] as? String, let new = object?["to"] as? String, let user = object?["user"] as? String {
+                return .rename(RenameRequest(old: old, new: new, user: user))
+            }
+        }
+        return .malformed(ClaimProblem(code: "CLI2001", message: kind.expected))
+    }
+
+    /// The lines of a JSONL file (`-` for stdin). Every line is a record, so record N is line N;
+    /// only the empty piece after a final line feed is not a line.
+    static func lines(_ path: String) throws -> [Data.SubSequence] {
         let data: Data
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -349,18 +415,111 @@ enum BatchRecord {
         }
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
-        return lines.map { line in
-            let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
-            guard trimmed.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
-                return .malformed(ClaimProblem(code: "CLI2001", message: "the line is blank; expected a JSON object with string fields `name` and `user`"))
+        return lines
+    }
+}
+
+/// Runs `names claim|release|rename --input jsonl FILE`.
+///
+/// Records go to the store in batches of `--batch-size`, each decided in one transaction
+/// (``ClaimStore/claim(batch:)``) exactly as one request per record in input order would be,
+/// and each batch's rows are written once it has committed, so `"claimed": true` is only ever
+/// printed for a committed claim. When the store fails, every record of the failed transaction
+/// gets a row with the fault's code (none of them is committed; after a lost connection, whether
+/// it committed is unknown), no further record is sent, and each later record gets `AV3016` (not
+/// attempted): the output keeps one row per input, in input order.
+enum NamesBatch {
+    static func run(_ kind: NamesBatchKind, file: String, options: NamesOptions, batchSize: Int) throws {
+        let lines: [Data.SubSequence]
+        do {
+            lines = try BatchRecord.lines(file)
+        } catch {
+            FileHandle.standardError.write(Data("validate: error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let format = options.format
+        // A store that cannot be opened: every record is reported, none attempted.
+        let unopened: @Sendable (ClaimStoreError) -> Void = { error in
+            let policy = (try? AppDisplayNamePolicy()).map { $0 as any DisplayNamePolicy } ?? KeylessPolicy()
+            var output = NamesOutput.Buffer(format)
+            for (index, line) in lines.enumerated() {
+                let record = BatchRecord.parse(line, as: kind)
+                let outcome: ClaimOutcome
+                if case .malformed(let problem) = record {
+                    outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
+                } else {
+                    let row = record.row(policy)
+                    outcome = ClaimOutcome(name: row.name, key: row.key, claimed: false, owner: nil,
+                                           problems: [.notAttempted(stoppedAt: nil, by: error)])
+                }
+                output.append(.claim(outcome, record: index + 1))
+                if output.isFull { output.flush() }
             }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed)) as? [String: Any],
-                  let name = object["name"] as? String, let user = object["user"] as? String else {
-                return .malformed(ClaimProblem(code: "CLI2001", message: "expected a JSON object with string fields `name` and `user`"))
+            output.flush()
+        }
+        try options.withStore(unopened: unopened) { store in
+            var refused = false
+            var fault: (record: Int, error: ClaimStoreError)?
+            var output = NamesOutput.Buffer(format)
+            for start in stride(from: 0, to: lines.count, by: batchSize) {
+                let end = min(start + batchSize, lines.count)
+                let records = lines[start..<end].map { BatchRecord.parse($0, as: kind) }
+                var outcomes = [ClaimOutcome?](repeating: nil, count: records.count)
+                // The records the store is asked about, by their index in `records`.
+                let sent = records.indices.filter { if case .malformed = records[$0] { false } else { true } }
+                if fault == nil, !sent.isEmpty {
+                    let batch = await Self.send(kind, sent.map { records[$0] }, to: store)
+                    for (position, outcome) in batch.outcomes.enumerated() { outcomes[sent[position]] = outcome }
+                    if let failed = batch.fault {
+                        let first = start + sent[failed.records.lowerBound] + 1
+                        let last = start + sent[failed.records.upperBound - 1] + 1
+                        NamesOptions.printError(failed.error, records: first...last)
+                        fault = (first, failed.error)
+                        for position in failed.records {
+                            let row = records[sent[position]].row(store.policy)
+                            outcomes[sent[position]] = ClaimOutcome(name: row.name, key: row.key, claimed: false, owner: nil,
+                                                                    problems: [.fault(failed.error)])
+                        }
+                    }
+                }
+                for (index, record) in records.enumerated() {
+                    let outcome: ClaimOutcome
+                    if let decided = outcomes[index] {
+                        outcome = decided
+                    } else if case .malformed(let problem) = record {
+                        outcome = ClaimOutcome(name: "", key: "", claimed: false, owner: nil, problems: [problem])
+                    } else {
+                        // INVARIANT: a record without an outcome was not sent because of a fault.
+                        let row = record.row(store.policy)
+                        let cause = fault ?? (0, ClaimStoreError(.failed, "the store decided too few records; please report it"))
+                        outcome = ClaimOutcome(name: row.name, key: row.key, claimed: false, owner: nil,
+                                               problems: [.notAttempted(stoppedAt: cause.record, by: cause.error)])
+                    }
+                    refused = refused || !outcome.succeeded
+                    output.append(.claim(outcome, record: start + index + 1))
+                }
+                output.flush()
             }
-            return .claim(name: name, user: user)
+            return fault != nil ? 2 : refused ? 1 : 0
         }
     }
+
+    /// Sends one batch's records (none malformed) to the store.
+    private static func send(_ kind: NamesBatchKind, _ records: [BatchRecord], to store: any ClaimStore) async -> BatchOutcome {
+        switch kind {
+        case .claim, .release:
+            let requests = records.compactMap { if case .name(let request) = $0 { request } else { nil } }
+            return kind == .claim ? await store.claim(batch: requests) : await store.release(batch: requests)
+        case .rename:
+            return await store.rename(batch: records.compactMap { if case .rename(let request) = $0 { request } else { nil } })
+        }
+    }
+}
+
+/// The key of every name is the name itself: only used when the shipped rules do not load
+/// (which `ClaimStoreLocation.open` reports on its own).
+private struct KeylessPolicy: DisplayNamePolicy {
+    func evaluate(_ name: String) -> NameEvaluation { NameEvaluation(key: "") }
 }
 
 /// Runs async work from a synchronous command (the root command is synchronous) and waits.

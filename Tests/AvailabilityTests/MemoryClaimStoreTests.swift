@@ -13,6 +13,11 @@ struct MemoryClaimStoreTests {
         try await ConcurrencyScenarios.claimRace(stores: [store])
     }
 
+    @Test func batchRacingSingleClaims() async throws {
+        let store = MemoryClaimStore(policy: TestDisplayNamePolicy())
+        try await ConcurrencyScenarios.batchRace(batchStore: store, singleStores: [store, store])
+    }
+
     @Test func renameRace() async throws {
         let store = MemoryClaimStore(policy: TestDisplayNamePolicy())
         try await ConcurrencyScenarios.renameRace(stores: [store])

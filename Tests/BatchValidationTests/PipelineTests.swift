@@ -1,4 +1,5 @@
 @testable import BatchValidation
+import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,11 +9,19 @@ import Darwin
 
 @Suite("ChunkPipeline")
 struct PipelineTests {
-    /// A checker that sleeps on values starting with "slow", so later chunks often finish first.
-    let unevenChecker = ClosureChecker { value, _ in
-        if value.hasPrefix("slow") { usleep(2_000) }
-        let violations = value.hasSuffix("x") ? [FieldViolation(code: "X", rule: "toy.x", message: "Ends in x.")] : []
-        return FieldOutcome(violations: violations, normalized: value, key: value)
+    /// Chunks that finished, so a slow chunk can wait for the one after it (with more than one
+    /// worker): later chunks then finish first on every run, without a sleep.
+    let finished = Finished()
+
+    /// A checker whose every fourth chunk ("slow…") waits until the chunk after it was checked.
+    func unevenChecker(waiting: Bool) -> ClosureChecker {
+        ClosureChecker { [finished] value, _ in
+            let index = Int(value.dropFirst(4).prefix { $0 != "-" })!
+            if waiting, value.hasPrefix("slow"), value.hasSuffix("-0") { finished.wait(for: index + 1) }
+            if value.hasSuffix("x") { finished.insert(index) }
+            let violations = value.hasSuffix("x") ? [FieldViolation(code: "X", rule: "toy.x", message: "Ends in x.")] : []
+            return FieldOutcome(violations: violations, normalized: value, key: value)
+        }
     }
 
     func context(_ checker: some FieldChecker) throws -> ChunkContext {
@@ -31,7 +40,7 @@ struct PipelineTests {
 
     @Test("results come back in submission order, each with its own chunk, whatever finishes first", arguments: [1, 3, 8])
     func order(jobs: Int) throws {
-        let pipeline = try ChunkPipeline(context: try context(unevenChecker), jobs: jobs, window: 5)
+        let pipeline = try ChunkPipeline(context: try context(unevenChecker(waiting: jobs > 1)), jobs: jobs, window: 5)
         defer { pipeline.close() }
         var next = 0, taken: [String] = []
         var tally = Tally()
@@ -50,6 +59,9 @@ struct PipelineTests {
         #expect(taken == (1...120).map(String.init))
         #expect(tally.records == 120 && tally.invalid == 40)
         #expect(pipeline.inFlight == 0)
+        // With several workers, each slow chunk finished after the one submitted after it.
+        #expect(finished.overtaken == (jobs > 1 ? 10 : 0))
+        #expect(finished.timeouts == 0)
     }
 
     @Test("close() drops the chunks no worker started, waits for the two being checked and stops the workers")
@@ -73,7 +85,7 @@ struct PipelineTests {
         #expect(pipeline.inFlight == 2)
         #expect(gate.entered == 2 * 3)
         let first = pipeline.takeOldest(), second = pipeline.takeOldest()
-        #expect([first.chunk.firstNumber, second.chunk.firstNumber] == [1, 4])
+        #expect([first.chunk.firstNumber, second.chunk.firstNumber] == [1, 4] as [Int])
         #expect(first.result.tally.records + second.result.tally.records == 6)
         pipeline.close()
     }
@@ -89,6 +101,35 @@ private func spin(until condition: () -> Bool, limit: Duration = .seconds(60)) -
         usleep(100)
     }
     return true
+}
+
+/// Chunk numbers whose last line was checked; ``wait(for:)`` blocks until one is (bounded, so a
+/// regression fails the test instead of hanging it).
+final class Finished: @unchecked Sendable {
+    // INVARIANT: `done`, `overtaken` and `timeouts` are used only with `condition` locked.
+    private let condition = NSCondition()
+    private var done: Set<Int> = []
+    private var overtakenCount = 0, timeoutCount = 0
+
+    func insert(_ index: Int) {
+        condition.lock()
+        done.insert(index)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(for index: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !done.contains(index) {
+            if !condition.wait(until: deadline) { timeoutCount += 1; return }
+        }
+        overtakenCount += 1
+    }
+
+    var overtaken: Int { condition.lock(); defer { condition.unlock() }; return overtakenCount }
+    var timeouts: Int { condition.lock(); defer { condition.unlock() }; return timeoutCount }
 }
 
 /// Holds checks until opened, counting those that arrived.

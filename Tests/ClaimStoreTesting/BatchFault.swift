@@ -62,9 +62,11 @@ public enum BatchFault {
     }
 
     /// Checks the shape a faulted batch must have: exit 2; one row per input, in order; claimed
-    /// rows, then exactly one row with a fault code from `faultCodes`, then only `AV3016` rows
-    /// (not attempted). Returns the names reported claimed.
-    public static func check(_ report: Report, records: [(name: String, user: String)], faultCodes: Set<String>) throws -> [String] {
+    /// rows, then the rows of the one transaction that met the fault (the whole transaction of
+    /// `batchSize` records, each with the same fault code from `faultCodes`), then only `AV3016`
+    /// rows (not attempted). Returns the names reported claimed.
+    public static func check(_ report: Report, records: [(name: String, user: String)], faultCodes: Set<String>,
+                             batchSize: Int = BatchKill.batchSize) throws -> [String] {
         try require(report.status == 2, "exit status \(report.status), expected 2")
         try require(report.rows.map(\.record) == Array(1...records.count),
                     "\(report.rows.count) rows for \(records.count) records (or out of order)")
@@ -72,10 +74,15 @@ public enum BatchFault {
         guard let faultIndex = report.rows.firstIndex(where: { !$0.claimed }) else {
             throw CheckFailure("no row reports the fault")
         }
-        let fault = report.rows[faultIndex]
-        try require(fault.codes.count == 1 && faultCodes.contains(fault.codes[0]),
-                    "fault row \(fault.record) has codes \(fault.codes), expected one of \(faultCodes.sorted())")
-        for row in report.rows[(faultIndex + 1)...] {
+        try require(faultIndex % batchSize == 0, "the fault met record \(faultIndex + 1), not the first of a transaction of \(batchSize)")
+        let faulted = report.rows[faultIndex..<min(faultIndex + batchSize, records.count)]
+        let code = report.rows[faultIndex].codes
+        try require(code.count == 1 && faultCodes.contains(code[0]),
+                    "fault row \(faultIndex + 1) has codes \(code), expected one of \(faultCodes.sorted())")
+        for row in faulted {
+            try require(!row.claimed && row.codes == code, "row \(row.record) in the failed transaction: \(row)")
+        }
+        for row in report.rows[faulted.endIndex...] {
             try require(!row.claimed && row.codes == ["AV3016"], "row \(row.record) after the fault: \(row)")
         }
         return report.rows[..<faultIndex].map(\.name)

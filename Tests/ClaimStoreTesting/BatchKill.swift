@@ -88,7 +88,11 @@ public enum BatchKill {
         return file
     }
 
-    static func start(store: String, file: URL) throws -> Process {
+    /// The `--batch-size` of the batches the tests start: small, so that a batch of a few
+    /// thousand records spans many transactions and prints its rows as it goes.
+    public static let batchSize = 20
+
+    static func start(store: String, file: URL, batchSize: Int = BatchKill.batchSize) throws -> Process {
         guard let binary = validateBinary else {
             throw CheckFailure("the `validate` executable is not built next to the tests; run `swift build --build-tests` first")
         }
@@ -96,7 +100,7 @@ public enum BatchKill {
         process.executableURL = binary
         // A generous connect timeout: the whole suite may be loading both cores.
         process.arguments = ["names", "claim", "--input", "jsonl", file.path, "--store", store, "--format", "jsonl",
-                             "--connect-timeout", "90"]
+                             "--connect-timeout", "90", "--batch-size", String(batchSize)]
         process.standardOutput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -67,3 +67,67 @@ public enum ConcurrencyScenarios {
         try require(namesByUser.count == users, "unexpected holders: \(namesByUser.keys.sorted())")
     }
 }
+
+extension ConcurrencyScenarios {
+    /// The records of a racing batch: for each of `names` names, a claim by its batch user
+    /// `bN`, later a claim by a second batch user `cN` (another spelling), later the first
+    /// claim again; the three are spread so that they fall in different transactions.
+    public static func racingBatch(names: Int) -> [NameRequest] {
+        (0..<names).map { NameRequest(name: "race.\($0)", user: "b\($0)") }
+            + (0..<names).map { NameRequest(name: "RACE.\($0)", user: "c\($0)") }
+            + (0..<names).map { NameRequest(name: "race.\($0)", user: "b\($0)") }
+    }
+
+    /// Checks a racing batch's outcomes (``racingBatch(names:)``) and the single claims that
+    /// raced it (`race.N` by `sN`, `singles[N]`) against the store afterwards: every name has one
+    /// owner; every claim told `claimed` holds it; every refusal names that owner; within the
+    /// batch, input order decides (`bN` before `cN`) and the repeat is answered as the first.
+    public static func checkBatchRace(store: any ClaimStore, names: Int, batch: [ClaimOutcome], singles: [ClaimOutcome]) async throws {
+        try require(batch.count == 3 * names && singles.count == names, "\(batch.count) batch and \(singles.count) single outcomes")
+        for index in 0..<names {
+            let owner = try await store.owner(of: "race.\(index)")?.owner
+            try require(owner == "b\(index)" || owner == "s\(index)", "race.\(index) held by \(String(describing: owner))")
+            let (first, second, repeated, single) = (batch[index], batch[names + index], batch[2 * names + index], singles[index])
+            for (label, outcome, user) in [("batch", first, "b\(index)"), ("second", second, "c\(index)"),
+                                           ("repeat", repeated, "b\(index)"), ("single", single, "s\(index)")] {
+                if outcome.claimed {
+                    try require(owner == user, "race.\(index): the \(label) claim by \(user) was told claimed, but \(String(describing: owner)) holds it")
+                } else {
+                    try require(outcome.problems.map(\.code) == ["AV1003"] && outcome.owner == owner,
+                                "race.\(index): the \(label) claim by \(user) was refused with \(outcome.problems.map(\.code)), owner \(String(describing: outcome.owner)); held by \(String(describing: owner))")
+                }
+            }
+            try require(!second.claimed, "race.\(index): the second batch user won")
+            try require(repeated.claimed == first.claimed, "race.\(index): the repeat was answered \(repeated.claimed), the first \(first.claimed)")
+        }
+    }
+
+    /// A batch (``racingBatch(names:)``, in transactions of `batchSize`) through `batchStore`,
+    /// racing single claims of the same names by other users through `singleStores`; checked by
+    /// ``checkBatchRace(store:names:batch:singles:)``.
+    public static func batchRace(batchStore: any ClaimStore, singleStores: [any ClaimStore], names: Int = 200, batchSize: Int = 10) async throws {
+        let records = racingBatch(names: names)
+        let (batch, singles) = try await withThrowingTaskGroup(of: (Int, [ClaimOutcome]).self) { group in
+            group.addTask {
+                (-1, try await BatchConformance.run(.claims(records), on: batchStore, batchSize: batchSize))
+            }
+            for (offset, store) in singleStores.enumerated() {
+                group.addTask {
+                    var outcomes: [ClaimOutcome] = []
+                    for index in stride(from: offset, to: names, by: singleStores.count) {
+                        outcomes.append(try await store.claim("race.\(index)", by: "s\(index)"))
+                    }
+                    return (offset, outcomes)
+                }
+            }
+            var batch: [ClaimOutcome] = []
+            var singles = [ClaimOutcome?](repeating: nil, count: names)
+            for try await (offset, outcomes) in group {
+                if offset < 0 { batch = outcomes; continue }
+                for (position, outcome) in outcomes.enumerated() { singles[offset + position * singleStores.count] = outcome }
+            }
+            return (batch, singles.compactMap { $0 })
+        }
+        try await checkBatchRace(store: batchStore, names: names, batch: batch, singles: singles)
+    }
+}

@@ -29,8 +29,11 @@ public enum StoreConformance {
         return owners
     }
 
-    /// Every check.
-    public static let all: [Check] = [
+    /// Every check: single requests, then batches (``BatchConformance``).
+    public static let all: [Check] = singles + BatchConformance.all
+
+    /// The checks of single requests.
+    public static let singles: [Check] = [
         Check(name: "claim-then-taken") { store in
             let first = try await store.claim("Alice.B", by: "u1")
             try require(first.claimed && first.owner == "u1" && first.problems.isEmpty, "first claim: \(first)")

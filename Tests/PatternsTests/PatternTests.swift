@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Patterns
 import PropertyBased
+import RulesTestSupport
 import Testing
 
 @Suite struct PatternMatchingTests {
@@ -125,15 +126,29 @@ import Testing
         #expect(matched)
     }
 
-    @Test func arbitraryBytesNeverTrap() async {
-        let pattern = try! Pattern(PatternMatchingTests.displayName)
-        await propertyCheck(input: Gen.uint8().array(of: 0...64)) { (bytes: [UInt8]) in
+    /// Generated subjects, valid and invalid UTF-8: the pattern never traps, only valid UTF-8
+    /// can match, and both outcomes come up often enough to mean something.
+    @Test func arbitraryBytesNeverTrap() throws {
+        let pattern = try Pattern(PatternMatchingTests.displayName)
+        var random = SplitMix(seed: 3)
+        var matched = 0, invalid = 0, unmatchedValid = 0
+        let hints = ["john", "doe", "jane.doe", "a_b", "x9"]
+        for _ in 0..<20_000 {
+            let bytes = SubjectGenerator.subject(using: &random, hints: hints)
             let result: Bool? = bytes.withUnsafeBytes { raw in try? pattern.matches(utf8: raw) }
-            #expect(result != nil)
+            let valid = String(validating: bytes, as: UTF8.self) != nil
+            #expect(result != nil, "\(bytes)")
             if result == true {
-                #expect(String(validating: bytes, as: UTF8.self) != nil, "only valid UTF-8 can match")
+                matched += 1
+                #expect(valid, "only valid UTF-8 can match: \(bytes)")
+            } else if valid {
+                unmatchedValid += 1
+            } else {
+                invalid += 1
             }
         }
+        #expect(matched >= 1_000, "\(matched) subjects matched")
+        #expect(unmatchedValid >= 1_000 && invalid >= 1_000, "\(unmatchedValid) valid and \(invalid) invalid subjects unmatched")
     }
 }
 

@@ -2,6 +2,7 @@ import Availability
 import ClaimStoreTesting
 import Foundation
 import PostgresClaims
+import PostgresNIO
 import Testing
 
 /// The test database: `RULESKIT_POSTGRES_URL` (printed by `scripts/postgres start`).
@@ -108,6 +109,50 @@ struct PostgresClaimStoreTests {
         let stores = try (0..<8).map { _ in try TestDatabase.store(url: url, connections: 1) }
         defer { stores.forEach { $0.shutdown() } }
         try await ConcurrencyScenarios.claimRace(stores: stores, names: 100, attempts: 1_000)
+    }
+
+    @Test func aBatchRacingSingleClaimsFromOtherConnections() async throws {
+        let url = TestDatabase.freshURL()
+        let stores = try (0..<4).map { _ in try TestDatabase.store(url: url, connections: 1) }
+        defer { stores.forEach { $0.shutdown() } }
+        try await ConcurrencyScenarios.batchRace(batchStore: stores[0], singleStores: Array(stores[1...]))
+    }
+
+    @Test func aBatchProcessRacingSingleClaimsFromThisProcess() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = TestDatabase.freshURL()
+        let stores = try (0..<4).map { _ in try TestDatabase.store(url: url, connections: 1) }
+        defer { stores.forEach { $0.shutdown() } }
+        try await BatchRace.run(store: url, singleStores: stores, in: directory.url)
+    }
+
+    /// Every connection of the store commits synchronously, even when the role's default says
+    /// otherwise (the test sets `synchronous_commit = off` for the role, then resets it).
+    @Test func theStoresConnectionsCommitSynchronouslyWhateverTheDefault() async throws {
+        let url = TestDatabase.freshURL()
+        let raw = try await RawConnection.open(url)
+        let role = try PostgresLocation(url: url).username
+        try await raw.query(PostgresQuery(unsafeSQL: "ALTER ROLE \"\(role)\" SET synchronous_commit = off"), logger: raw.logger)
+        do {
+            let store = try TestDatabase.store(url: url)
+            defer { store.shutdown() }
+            let plain = try await RawConnection.open(url)
+            let rows = try await plain.query("SHOW synchronous_commit", logger: plain.logger)
+            var fallback: [String] = []
+            for try await value in rows.decode(String.self) { fallback.append(value) }
+            try await plain.close()
+            #expect(fallback == ["off"], "the role default did not apply to a plain connection: \(fallback)")
+            #expect(try await store.sessionSetting("synchronous_commit") == "on")
+            let batch = await store.claim(batch: [NameRequest(name: "sync.one", user: "u1"), NameRequest(name: "sync.two", user: "u2")])
+            #expect(batch.outcomes.count == 2 && batch.outcomes.allSatisfy(\.claimed))
+        } catch {
+            _ = try? await raw.query(PostgresQuery(unsafeSQL: "ALTER ROLE \"\(role)\" RESET synchronous_commit"), logger: raw.logger)
+            try? await raw.close()
+            throw error
+        }
+        try await raw.query(PostgresQuery(unsafeSQL: "ALTER ROLE \"\(role)\" RESET synchronous_commit"), logger: raw.logger)
+        try await raw.close()
     }
 
     @Test func renameRaceFromEightConnections() async throws {

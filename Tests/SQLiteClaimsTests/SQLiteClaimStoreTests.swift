@@ -96,6 +96,22 @@ struct SQLiteClaimStoreTests {
         try await ConcurrencyScenarios.claimRace(stores: stores, names: 100, attempts: 1_000)
     }
 
+    @Test func aBatchRacingSingleClaimsFromOtherConnections() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stores = try (0..<4).map { _ in try SQLiteClaimStore(path: directory.path("batch-race.sqlite"), policy: policy) }
+        try await ConcurrencyScenarios.batchRace(batchStore: stores[0], singleStores: Array(stores[1...]))
+    }
+
+    @Test func aBatchProcessRacingSingleClaimsFromThisProcess() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("process-race.sqlite")
+        let stores = try (0..<4).map { _ in try SQLiteClaimStore(path: path, policy: policy) }
+        try await BatchRace.run(store: "sqlite:" + path, singleStores: stores, in: directory.url)
+        #expect(try await stores[0].integrityProblems() == [])
+    }
+
     @Test func renameRaceFromEightConnections() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
