@@ -33,6 +33,7 @@ public enum FuzzTargets {
         "FuzzDatabaseParser": DatabaseParserHarness.run,
         "FuzzDatabaseEval": DatabaseEvalHarness.run,
         "FuzzVerify": VerifyHarness.run,
+        "FuzzDiff": DiffHarness.run,
         "FuzzRulesDocuments": DocumentReadersHarness.run,
         "FuzzPackCompiler": PackCompilerHarness.run,
         "FuzzBreached": BreachedHarness.run,

@@ -24,7 +24,8 @@ struct LookupSlot {
 
 /// A symbolic request and the constraints the rules put on it.
 final class Encoder {
-    let program: Program
+    /// The rules being encoded (a diff encodes two files over one request: see ``allowed(by:)``).
+    private(set) var program: Program
     let method: RequestMethod
     let service: ServiceKind
     private(set) var declarations: [String] = []
@@ -33,6 +34,8 @@ final class Encoder {
     private(set) var maps: [SymMap] = []
     private(set) var slots: [LookupSlot] = []
     private var counter = 0
+    /// Slot indices by the text of their path terms (see ``makeSlot``).
+    private var slotsByPath: [String: Int] = [:]
     private var usedKeys: Set<String> = []
 
     // MARK: The symbolic request
@@ -65,7 +68,7 @@ final class Encoder {
     private var scope: FunctionScope
     private var callDepth = 0
     private var source: SourceFile
-    let serviceScope: FunctionScope
+    private(set) var serviceScope: FunctionScope
 
     init(program: Program, method: RequestMethod) {
         self.program = program
@@ -269,6 +272,39 @@ final class Encoder {
     }
 
     // MARK: - Rules
+
+    /// The condition under which `other` (rules of the same service) allows the same symbolic
+    /// request, lookups and all: one database, one request, two rule sets. The encoder keeps
+    /// encoding `other` afterwards.
+    func allowed(by other: Program) -> String {
+        select(other)
+        return allowed()
+    }
+
+    /// When the request path matches `pattern`, a full match pattern of `other`'s rules (Bool
+    /// term). Where the pattern reaches into the gap of a long shape, the answer is "maybe"
+    /// (a fresh Bool): the region may be larger, never smaller.
+    func pathMatches(_ pattern: [PatternSegment], in other: Program) -> String {
+        select(other)
+        var hits: [String] = []
+        matchPattern(pattern[...], 0, "true", []) { end, g, _ in
+            if end == pathSegments.count { hits.append(g) }
+        } onGap: { g, _ in
+            hits.append(SMT.and([g, fresh("gap.region", "Bool")]))
+        }
+        return SMT.or(hits)
+    }
+
+    /// Encodes `other` from now on. Inlined calls are remembered per program: two files may
+    /// declare different functions at the same offset.
+    private func select(_ other: Program) {
+        guard other.source.name != program.source.name || other.source.text != program.source.text else { return }
+        program = other
+        source = other.source
+        serviceScope = FunctionScope.service(of: other.file)
+        scope = serviceScope
+        callMemo = [:]
+    }
 
     /// The condition under which the rules allow the request (Bool term).
     func allowed() -> String {
@@ -1134,6 +1170,11 @@ final class Encoder {
     }
 
     private func makeSlot(_ segments: [String], after: Bool) -> LookupSlot {
+        // The same path terms are the same document: reuse its slot (two rule sets of a diff
+        // that look up the same path then read the same symbols).
+        let rawKey = (after ? "after|" : "before|") + joinedPath(segments)
+        if let known = slotsByPath[rawKey] { return slots[known] }
+        slotsByPath[rawKey] = slots.count
         let index = slots.count
         // Name computed segments, so the witness can read the path back from the model.
         let segments = segments.enumerated().map { offset, term -> String in

@@ -29,16 +29,24 @@ struct PathShape: Equatable {
     /// segments from the front, and `tail` long enough for the segments after a rules `{y=**}`;
     /// where a pattern still reaches into the gap, the encoding over-approximates (and says so).
     static func shapes(for property: RulesProperty, rules: RulesFile) -> [PathShape] {
-        guard let name = property.rest else { return [PathShape(fixed: property.path, restName: nil, rest: .none)] }
+        shapes(fixed: property.path, restName: property.rest, rules: [rules])
+    }
+
+    /// The shapes that together cover every path `fixed` then (with `restName`) one or more
+    /// segments, measured against every file of `rules` (a diff measures both files).
+    static func shapes(fixed: [PropertyPathSegment], restName: String?, rules: [RulesFile]) -> [PathShape] {
+        guard let name = restName else { return [PathShape(fixed: fixed, restName: nil, rest: .none)] }
         var prefix = 0
         var suffix = 0
-        for block in rules.services.first?.matches ?? [] {
-            measure(block, before: 0, after: nil, prefix: &prefix, suffix: &suffix)
+        for file in rules {
+            for block in file.services.first?.matches ?? [] {
+                measure(block, before: 0, after: nil, prefix: &prefix, suffix: &suffix)
+            }
         }
-        let head = min(max(0, prefix - property.path.count), maximumExplicit)
+        let head = min(max(0, prefix - fixed.count), maximumExplicit)
         let tail = min(max(1, suffix), maximumExplicit)
-        return (1...(head + tail)).map { PathShape(fixed: property.path, restName: name, rest: .segments($0)) }
-            + [PathShape(fixed: property.path, restName: name, rest: .long(head: head, tail: tail))]
+        return (1...(head + tail)).map { PathShape(fixed: fixed, restName: name, rest: .segments($0)) }
+            + [PathShape(fixed: fixed, restName: name, rest: .long(head: head, tail: tail))]
     }
 
     /// More explicit segments than this on either side of the gap are not worth the queries.

@@ -50,14 +50,14 @@ extension VerificationReport {
     /// The codes a property that does not pass is reported with (`rules verify --format sarif`),
     /// by the verdict it got, with their help text.
     public static let failureCodes: [Verdict: (code: String, help: String)] = [
-        .violated: ("VF3001", "a request breaks the property: replay the witness with `validate rules test` and fix the rules or the property"),
-        .unknown: ("VF3002", "the property could not be decided: see the reason (a timeout or an encoding limit, docs/VERIFICATION.md)"),
-        .holds: ("VF3003", "the property holds but the file expects another verdict: update `expect`"),
+        .violated: (VerificationCodes.propertyViolated.id, VerificationCodes.propertyViolated.help),
+        .unknown: (VerificationCodes.propertyUnknown.id, VerificationCodes.propertyUnknown.help),
+        .holds: (VerificationCodes.propertyHoldsUnexpectedly.id, VerificationCodes.propertyHoldsUnexpectedly.help),
     ]
 
     /// The code of a result that did not pass (by its verdict).
     public static func failureCode(_ result: PropertyResult) -> String {
-        failureCodes[result.verdict]?.code ?? "VF3002"
+        failureCodes[result.verdict]?.code ?? VerificationCodes.propertyUnknown.id
     }
 
     /// The one-line message of a result that did not pass: verdict, expectation, and the witness

@@ -172,7 +172,7 @@ public struct RulesVerifier: Sendable {
                     if case .unknown = answer { break }
                 }
                 let model = Model(text)
-                let builder = WitnessBuilder(encoder: encoder, model: model, property: property, method: method, service: file.service)
+                let builder = WitnessBuilder(encoder: encoder, model: model, name: property.name, method: method, service: file.service)
                 guard let witness = builder.build() else {
                     lastProblem = "the model could not be written as a case (\(builder.problem))"
                     break

@@ -5,26 +5,32 @@ import Foundation
 import RulesLanguage
 import RulesTesting
 
-/// A witness: the case object's JSON text.
+/// A witness: the case object's JSON text, and its top-level fields (key, JSON value) in order.
 struct Witness {
     var json: String
+    var fields: [(String, String)] = []
 }
 
 /// Reads the request a model describes.
 final class WitnessBuilder {
     let encoder: Encoder
     let model: Model
-    let property: RulesProperty
+    let name: String
+    let expect: String
     let method: RequestMethod
     let service: CaseService
     private(set) var problem = ""
     /// Key names used for a map's "other keys" that the rules never mention.
     private var restNames: [Int64: String] = [:]
 
-    init(encoder: Encoder, model: Model, property: RulesProperty, method: RequestMethod, service: CaseService) {
+    /// - Parameters:
+    ///   - name: the case's `name`.
+    ///   - expect: the case's `expect`, the decision of the rules it is replayed against.
+    init(encoder: Encoder, model: Model, name: String, expect: String = "allow", method: RequestMethod, service: CaseService) {
         self.encoder = encoder
         self.model = model
-        self.property = property
+        self.name = name
+        self.expect = expect
         self.method = method
         self.service = service
     }
@@ -39,7 +45,7 @@ final class WitnessBuilder {
         }
         let requestPath = "/" + segments.joined(separator: "/")
         var fields: [(String, String)] = [
-            ("name", jsonString(property.name)),
+            ("name", jsonString(name)),
             ("path", jsonString(requestPath)),
             ("method", jsonString(method.rawValue)),
         ]
@@ -102,8 +108,8 @@ final class WitnessBuilder {
             return nil
         }
         fields.append(("time", jsonString(Self.timestamp(nanos).description)))
-        fields.append(("expect", "\"allow\""))
-        return Witness(json: "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}")
+        fields.append(("expect", jsonString(expect)))
+        return Witness(json: "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}", fields: fields)
     }
 
     /// `lower(x) = real` facts for the strings this model applies `lower`/`upper` to.

@@ -13,7 +13,7 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "Test, lint and evaluate Firebase security rules offline.",
-        subcommands: [RulesTestCommand.self, RulesLintCommand.self, RulesEvalCommand.self, RulesVerifyCommand.self])
+        subcommands: [RulesTestCommand.self, RulesLintCommand.self, RulesEvalCommand.self, RulesVerifyCommand.self, RulesDiffCommand.self])
 }
 
 // MARK: - rules test
