@@ -214,26 +214,36 @@ struct DFABuilder {
 
     /// The state after consuming `byte` from a closure.
     private func step(_ threads: [Thread], matched: UInt64, on byte: UInt8) -> Key {
-        var next = Set<Thread>()
+        var next: [Thread] = []
+        next.reserveCapacity(threads.count)
         for thread in threads {
             let stateIndex = Int(thread >> 2)
             guard let constraint = Constraint(rawValue: thread & 3) else { continue }
+            let successor: Thread
             switch nfa.states[stateIndex] {
             case let .bytes(range, target):
                 guard range.contains(byte), let after = constraint.after(byte) else { continue }
-                next.insert(UInt32(target) << 2 | after.rawValue)
+                successor = UInt32(target) << 2 | after.rawValue
             case .accept(let pattern):
                 // A searched match waiting on the rest of the subject (after `$`) survives a
                 // final newline; a whole-subject match must end at the end.
                 guard uses[pattern] == .search, let after = constraint.after(byte) else { continue }
-                next.insert(UInt32(stateIndex) << 2 | after.rawValue)
+                successor = UInt32(stateIndex) << 2 | after.rawValue
             default:
                 continue
             }
+            // Threads of patterns whose outcome is fixed are dropped: fewer states.
+            if matched & (1 << UInt64(nfa.pattern(of: Int(successor >> 2)))) == 0 { next.append(successor) }
         }
-        // Threads of patterns whose outcome is fixed are dropped: fewer states.
-        let kept = next.filter { matched & (1 << UInt64(nfa.pattern(of: Int($0 >> 2)))) == 0 }
-        return Key(threads: kept.sorted(), atStart: false, previousIsWord: nfa.usesWordBoundaries && Self.isWord(byte),
+        // Sorted without repeats: the key of a set of threads (an array sort, no hashing).
+        next.sort()
+        var unique = 0
+        for index in next.indices where index == 0 || next[index] != next[unique - 1] {
+            next[unique] = next[index]
+            unique += 1
+        }
+        next.removeLast(next.count - unique)
+        return Key(threads: next, atStart: false, previousIsWord: nfa.usesWordBoundaries && Self.isWord(byte),
                    previousIsNewline: tracksNewlines && byte == 0x0A, matched: matched)
     }
 

@@ -23,6 +23,8 @@ public struct MailboxProviders: Sendable {
     /// The providers, in file order.
     public let providers: [Provider]
     private let byDomain: [String: Int]
+    /// The listed domains' bytes, those of each length together (the lookup's quick rejection).
+    private let domainBytesByLength: [Int: [[UInt8]]]
 
     /// Providers from rules; a domain listed twice belongs to its first provider.
     public init(providers: [Provider]) {
@@ -32,6 +34,7 @@ public struct MailboxProviders: Sendable {
             for domain in provider.domains where byDomain[domain] == nil { byDomain[domain] = index }
         }
         self.byDomain = byDomain
+        domainBytesByLength = Dictionary(grouping: byDomain.keys.map { Array($0.utf8) }, by: \.count)
     }
 
     /// The shipped providers (`rules/lists/email-providers.yaml`, embedded).
@@ -80,6 +83,13 @@ public struct MailboxProviders: Sendable {
     /// The mailbox key of a normalized address (`local@domain`); nil without an `@`.
     public func key(normalized address: String) -> String? {
         guard let at = address.lastIndex(of: "@") else { return nil }
+        // Most domains are no provider's: an ASCII domain none of the listed ones spells is
+        // decided from its bytes, with no allocation (ASCII text is equal only to itself).
+        let domainBytes = address.utf8[address.utf8.index(after: at)...]
+        if domainBytes.allSatisfy({ $0 < 0x80 }),
+           !(domainBytesByLength[domainBytes.count] ?? []).contains(where: { $0.elementsEqual(domainBytes) }) {
+            return address
+        }
         let local = address[..<at], domain = address[address.index(after: at)...]
         guard let index = byDomain[String(domain)] else { return address }
         let provider = providers[index]
