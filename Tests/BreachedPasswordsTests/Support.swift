@@ -2,18 +2,8 @@
 import Foundation
 import RulesTestSupport
 
-/// SplitMix64: a seeded generator, so every generated store is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64 from a raw state, so generated inputs are the same on every run.
+typealias SeededGenerator = SplitMix
 
 /// Random hashes with heavy-tailed counts (P(count ≥ k) ≈ 1/k, so some pass 255).
 func randomEntries(_ count: Int, seed: UInt64, prefixBits: Int = 0, prefix: UInt64 = 0) -> [BreachedStore.Entry] {

@@ -19,17 +19,8 @@ let listDictionaries: [StrengthDictionary] = [
 /// One estimator for the whole test run (building it indexes 94,000 words).
 let estimator = StrengthEstimator(dictionaries: listDictionaries)
 
-/// A seeded SplitMix64, so a property test draws the same inputs every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64 from a raw state, so generated inputs are the same on every run.
+typealias SeededGenerator = SplitMix
 
 /// How a result is compared with zxcvbn's: pattern names as zxcvbn spells them.
 extension StrengthMatch {

@@ -2,9 +2,11 @@
 // PCRE2 (PatternAutomataTests, FieldValidationTests, the FuzzPackCompiler harness).
 
 /// A small deterministic generator (SplitMix64), so a failing seed reproduces.
-public struct SplitMix {
+public struct SplitMix: RandomNumberGenerator {
     public var state: UInt64
     public init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
+    /// A generator that starts from `state` as it is.
+    public init(state: UInt64) { self.state = state }
 
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
