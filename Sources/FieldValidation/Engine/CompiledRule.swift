@@ -209,10 +209,10 @@ struct CompiledRuleSet: Sendable {
     /// The pattern rules as automata, one group per subject.
     let patterns: PatternPlan
 
-    init(field: Field, rules: [CompiledRule]) {
+    init(field: Field, rules: [CompiledRule], extraPatterns: [PatternPlan.ExtraPattern] = []) {
         self.field = field
         self.rules = rules
-        self.patterns = PatternPlan(rules)
+        self.patterns = PatternPlan(rules, extras: extraPatterns)
     }
 
     /// Every violation of `input`, in pack order; rules for which `skip` is true are not run.
@@ -258,12 +258,13 @@ struct CompiledRuleSet: Sendable {
     ///   - library: the Swift rules `kind: swift` entries may name (built-ins and the app's).
     ///   - appName: added to every `list` rule with `include-app-name: true`.
     ///   - adjust: a last chance to change a definition (e.g. a configured minimum length).
+    ///   - extraPatterns: patterns the validator's own pass needs, compiled into the rules' automata.
     /// - Throws: ``RulePackError`` with every problem: missing or inapplicable keys (`RP2005`,
     ///   `RP2007`), bad patterns with PCRE2's message and offset (`RP2004`), unknown Swift
     ///   rules (`RP2006`), unknown targets (`RP2008`).
     static func compile(
         _ packs: RulePackSet, field: Field, library: [any FieldRule], appName: String? = nil,
-        adjust: (inout RuleDefinition) -> Void = { _ in }
+        extraPatterns: [PatternPlan.ExtraPattern] = [], adjust: (inout RuleDefinition) -> Void = { _ in }
     ) throws(RulePackError) -> CompiledRuleSet {
         var sink = DiagnosticSink()
         var named: [String: any FieldRule] = [:]
@@ -288,7 +289,7 @@ struct CompiledRuleSet: Sendable {
             }
         }
         try sink.check()
-        return CompiledRuleSet(field: field, rules: compiled)
+        return CompiledRuleSet(field: field, rules: compiled, extraPatterns: extraPatterns)
     }
 
     private static let keysByKind: [RuleKind: Set<String>] = [

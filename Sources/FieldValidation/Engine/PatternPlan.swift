@@ -5,11 +5,23 @@ import Patterns
 /// subject's bytes decides every pattern rule on it. Built from the rules' own data when the
 /// pack is compiled; PCRE2 stays the reference (docs/RULE-PACKS.md, "How a pack runs").
 struct PatternPlan: Sendable {
+    /// A pattern a validator adds to a subject's automata for its own use, not a rule's: it
+    /// shares their pass (the display-name fast path's plain-ASCII check). Its outcome bit is
+    /// `bit`, above every rule's.
+    struct ExtraPattern: Sendable {
+        let subject: String
+        let pattern: String
+        let use: PatternUse
+        let bit: Int
+    }
+
     /// One subject's automata and the pattern rules they decide.
     struct Subject: Sendable {
         /// The subject's name (`value`, `domain`, …).
         let name: String
         let patterns: PatternSet
+        /// Per pattern of ``patterns``, the index of the rule it decides; nil for an extra pattern.
+        let rules: [Int?]
     }
 
     /// Where a pattern rule's outcome comes from.
@@ -25,26 +37,30 @@ struct PatternPlan: Sendable {
     /// Per rule, its slot; nil for rules that are not patterns.
     let slots: [Slot?]
 
-    /// Compiles the pattern rules of `rules`, at most 64 per subject (the rest run in PCRE2).
-    init(_ rules: [CompiledRule]) {
+    /// Compiles the pattern rules of `rules`, at most 64 per subject (the rest run in PCRE2),
+    /// with `extras`. A rule's outcome bit is its index when there are fewer rules than the
+    /// lowest extra bit, else its place among its subject's patterns (and the extras are left out).
+    init(_ rules: [CompiledRule], extras: [ExtraPattern] = []) {
+        let bitsAreRuleIndices = rules.count <= (extras.map(\.bit).min() ?? 64)
         var subjectNames: [String] = []
-        var members: [[(rule: Int, pattern: String, use: PatternUse)]] = []
+        var members: [[(rule: Int?, pattern: String, use: PatternUse)]] = []
+        func add(_ rule: Int?, _ pattern: String, _ use: PatternUse, on target: String) {
+            if let known = subjectNames.firstIndex(of: target) {
+                members[known].append((rule, pattern, use))
+            } else {
+                subjectNames.append(target)
+                members.append([(rule, pattern, use)])
+            }
+        }
         for (index, rule) in rules.enumerated() {
-            let pattern: (Pattern, PatternUse)
             switch rule.check {
-            case .mustMatch(let compiled): pattern = (compiled, .wholeSubject)
-            case .mustNotMatch(let compiled): pattern = (compiled, .search)
+            case .mustMatch(let compiled): add(index, compiled.source, .wholeSubject, on: rule.target)
+            case .mustNotMatch(let compiled): add(index, compiled.source, .search, on: rule.target)
             default: continue
             }
-            let subject: Int
-            if let known = subjectNames.firstIndex(of: rule.target) {
-                subject = known
-            } else {
-                subject = subjectNames.count
-                subjectNames.append(rule.target)
-                members.append([])
-            }
-            members[subject].append((index, pattern.0.source, pattern.1))
+        }
+        if bitsAreRuleIndices {
+            for extra in extras { add(nil, extra.pattern, extra.use, on: extra.subject) }
         }
         var slots = [Slot?](repeating: nil, count: rules.count)
         var subjects: [Subject] = []
@@ -56,16 +72,20 @@ struct PatternPlan: Sendable {
         }
         for (name, group) in zip(subjectNames, members) {
             let compiled = Array(group.prefix(64))
-            let set = PatternSet(compiled.map { (pattern: $0.pattern, use: $0.use) })
-            for (position, member) in compiled.enumerated() {
-                slots[member.rule] = Slot(subject: subjects.count, bit: 1 << UInt64(position), strategy: set.strategies[position])
+            let bits = compiled.enumerated().map { position, member in
+                guard bitsAreRuleIndices else { return position }
+                return member.rule ?? extras.first { $0.subject == name && $0.pattern == member.pattern }?.bit ?? position
             }
-            subjects.append(Subject(name: name, patterns: set))
+            let set = PatternSet(compiled.map { (pattern: $0.pattern, use: $0.use) }, bits: bits)
+            for (position, member) in compiled.enumerated() {
+                guard let rule = member.rule else { continue }
+                slots[rule] = Slot(subject: subjects.count, bit: 1 << UInt64(bits[position]), strategy: set.strategies[position])
+            }
+            subjects.append(Subject(name: name, patterns: set, rules: compiled.map(\.rule)))
         }
         self.subjects = subjects
         self.slots = slots
     }
-
     /// The outcome bits of every subject of `input` (0 for an absent subject).
     func outcomes(_ input: FieldInput) -> [UInt64] {
         subjects.map { subject in

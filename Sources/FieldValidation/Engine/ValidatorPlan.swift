@@ -61,10 +61,11 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
     init(_ set: CompiledRuleSet, fastPath: String?) {
         var automata: [Automaton] = []
         var automatonOf: [Int: Int] = [:]
-        for (subjectIndex, subject) in set.patterns.subjects.enumerated() {
-            let ruleIndices = set.patterns.slots.indices.filter { set.patterns.slots[$0]?.subject == subjectIndex }
+        for subject in set.patterns.subjects {
             for (automaton, members) in zip(subject.patterns.automata, subject.patterns.members) {
-                let ids = members.map { ruleIndices[$0] }
+                // An automaton of a validator's own patterns alone decides no rule.
+                let ids = members.compactMap { subject.rules[$0] }
+                guard !ids.isEmpty else { continue }
                 for rule in ids { automatonOf[rule] = automata.count }
                 automata.append(Automaton(subject: subject.name, states: automaton.stateCount, byteClasses: automaton.classCount,
                                           rules: ids.map { set.rules[$0].id }))

@@ -110,39 +110,37 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     /// The outcome bit of the automaton's own pattern: a byte outside printable ASCII, `"` or `\`.
     private static let unplainBit = 63
-    private static let unplainPattern = #"[^\x20\x21\x23-\x5B\x5D-\x7E]"#
+    /// That pattern, which the validator compiles into the rules' automata on `value`.
+    static let plainASCIICheck = PatternPlan.ExtraPattern(
+        subject: "value", pattern: #"[^\x20\x21\x23-\x5B\x5D-\x7E]"#, use: .search, bit: unplainBit)
 
+    /// Built on the automata of `rules` (``CompiledRuleSet/patterns``), compiled with
+    /// ``plainASCIICheck``; nil when they lack it (more than 62 rules).
     init?(_ rules: CompiledRuleSet, appName: String?) {
-        guard rules.rules.count <= Self.unplainBit else { return nil }
+        guard rules.rules.count <= Self.unplainBit,
+              let subject = rules.patterns.subjects.first(where: { $0.name == Self.plainASCIICheck.subject }),
+              let unplain = subject.rules.firstIndex(of: nil) else { return nil }
         var automatonRules: UInt64 = 0, mustMatch: UInt64 = 0, uncovered: UInt64 = 0
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
-        var violations: [Violation?] = []
+        var violations = [Violation?](repeating: nil, count: rules.rules.count)
         var probes: [Probe] = []
         var lists: [KeyList] = []
         var tables: [ByteKeyTable] = []
         var minLength = 0, maxLength = Int.max
-        var patterns: [(pattern: String, use: PatternUse)] = [], bits: [Int] = []
-        for (index, rule) in rules.rules.enumerated() {
-            switch rule.check {
-            case .mustMatch(let pattern), .mustNotMatch(let pattern):
-                let isMustMatch: Bool
-                if case .mustMatch = rule.check { isMustMatch = true } else { isMustMatch = false }
-                patterns.append((pattern.source, isMustMatch ? .wholeSubject : .search))
-                bits.append(index)
-                violations.append(nil)
-            default:
-                violations.append(nil)
-            }
-        }
-        patterns.append((Self.unplainPattern, .search))
-        bits.append(Self.unplainBit)
-        let set = PatternSet(patterns, bits: bits)
+        let set = subject.patterns
         // The plain-ASCII check must be decided by an automaton, which the quick pass steps.
-        guard set.strategies.last == .automaton,
-              let primary = set.members.firstIndex(where: { $0.contains(patterns.count - 1) }) else { return nil }
+        guard set.strategies[unplain] == .automaton,
+              let primary = set.members.firstIndex(where: { $0.contains(unplain) }) else { return nil }
         let automaton = set.automata[primary]
         let otherAutomata = set.automata.indices.filter { $0 != primary }.map { set.automata[$0] }
-        for (position, index) in bits.dropLast().enumerated() {
+        // Pattern rules the automata on `value` do not decide (past 64 patterns) are left to the rules.
+        let decided = Set(subject.rules.compactMap { $0 })
+        for (index, rule) in rules.rules.enumerated() where !decided.contains(index) {
+            if case .mustMatch = rule.check { uncovered |= 1 << UInt64(index) }
+            if case .mustNotMatch = rule.check { uncovered |= 1 << UInt64(index) }
+        }
+        for (position, member) in subject.rules.enumerated() {
+            guard let index = member else { continue }
             let bit: UInt64 = 1 << UInt64(index)
             let rule = rules.rules[index]
             guard set.strategies[position] == .automaton else {

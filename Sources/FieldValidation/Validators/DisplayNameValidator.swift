@@ -26,7 +26,8 @@ public struct DisplayNameValidator: Sendable {
     ///   - rules: Swift rules the packs may refer to with `kind: swift`.
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, appName: String? = nil, rules: [any FieldRule] = []) throws(RulePackError) {
-        self.rules = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName)
+        self.rules = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName,
+                                                 extraPatterns: [DisplayNameFastPath.plainASCIICheck])
         self.fastPath = DisplayNameFastPath(self.rules, appName: appName)
         self.appName = appName
     }
