@@ -143,7 +143,7 @@ func benchBatches(_ label: String, store: any ClaimStore, records: [NameRequest]
         let outcome = await store.claim(batch: Array(records[first..<min(first + size, records.count)]))
         if let fault = outcome.fault { throw fault.error }
         for item in outcome.outcomes {
-            if item.claimed { claimed += 1 } else if item.problems.first?.code == "AV1003" { taken += 1 }
+            if item.claimed { claimed += 1 } else if item.problems.first?.code == AvailabilityCodes.taken.id { taken += 1 }
         }
     }
     let seconds = seconds(since: start)
