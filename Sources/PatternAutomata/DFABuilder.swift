@@ -43,6 +43,23 @@ struct DFABuilder {
     private let classCount: Int
     /// A byte of each class.
     private let representatives: [UInt8]
+    /// Each NFA state's pattern.
+    private let patternOfState: [Int]
+    /// Each NFA state's byte move, for stepping without decoding ``NFA/State``.
+    private let moves: [Move]
+    /// Each byte class's lookahead kind (``Lookahead/kind``), the kinds some class has (bits),
+    /// and the class of `\n`.
+    private let classKinds: [Int]
+    private let kindsPresent: Int
+    private let newlineClass: Int
+
+    /// A state's move on a byte: to `next` on `low...high`; when `low > high`, none, and `next`
+    /// is 1 for the accept state of a searched pattern (it survives bytes), else 0.
+    private struct Move {
+        var low: UInt8
+        var high: UInt8
+        var next: UInt32
+    }
 
     private enum Constraint: UInt32 {
         case free = 0
@@ -66,12 +83,141 @@ struct DFABuilder {
     /// A thread as one number: NFA state << 2 | constraint.
     private typealias Thread = UInt32
 
-    private struct Key: Hashable {
-        var threads: [Thread]
+    /// Where a DFA state is, besides its threads: its key is these as three words, then the
+    /// threads sorted without repeats (see ``WordSequenceTable``).
+    private struct Position {
+        var atStart: Bool
+        var previousIsWord: Bool
+        var previousIsNewline: Bool
+        /// The searched patterns that have already matched.
+        var matched: UInt64
+
+        static let headerCount = 3
+
+        init(atStart: Bool, previousIsWord: Bool, previousIsNewline: Bool, matched: UInt64) {
+            (self.atStart, self.previousIsWord, self.previousIsNewline, self.matched) = (atStart, previousIsWord, previousIsNewline, matched)
+        }
+
+        init(key: [UInt32]) {
+            atStart = key[0] & 1 != 0
+            previousIsWord = key[0] & 2 != 0
+            previousIsNewline = key[0] & 4 != 0
+            matched = UInt64(key[1]) | UInt64(key[2]) << 32
+        }
+
+        /// Replaces `key`'s contents with this position's header words.
+        func writeHeader(into key: inout [UInt32]) {
+            key.removeAll(keepingCapacity: true)
+            key.append((atStart ? 1 : 0) | (previousIsWord ? 2 : 0) | (previousIsNewline ? 4 : 0))
+            key.append(UInt32(truncatingIfNeeded: matched))
+            key.append(UInt32(truncatingIfNeeded: matched >> 32))
+        }
+    }
+
+    /// Reused by every ε-closure: which threads this closure has visited (`marks[thread] ==
+    /// generation`), and its work stack.
+    private struct Scratch: ~Copyable {
+        // INVARIANT: `marks` holds `threadCount` initialized words, freed in `deinit`.
+        private let marks: UnsafeMutablePointer<UInt32>
+        private let threadCount: Int
+        private var generation: UInt32 = 0
+        var stack: [Thread] = []
+
+        init(threadCount: Int) {
+            self.threadCount = threadCount
+            marks = .allocate(capacity: threadCount)
+            marks.initialize(repeating: 0, count: threadCount)
+        }
+
+        deinit { marks.deallocate() }
+
+        /// Starts a closure: no thread visited.
+        mutating func reset() {
+            generation &+= 1
+            if generation == 0 {
+                marks.update(repeating: 0, count: threadCount)
+                generation = 1
+            }
+            stack.removeAll(keepingCapacity: true)
+        }
+
+        /// Marks `thread` visited; false when it already was.
+        @inline(__always)
+        mutating func visit(_ thread: Thread) -> Bool {
+            guard marks[Int(thread)] != generation else { return false }
+            marks[Int(thread)] = generation
+            return true
+        }
+    }
+
+    /// Per byte class, the threads a step leads to: `stride` slots per class in one buffer.
+    private struct Successors: ~Copyable {
+        // INVARIANT: `storage` holds `classCount * stride` slots and `counts` `classCount`
+        // initialized counts; both are freed in `deinit`.
+        private var storage: UnsafeMutablePointer<Thread>
+        private var stride = 16
+        private let counts: UnsafeMutablePointer<Int>
+        private let classCount: Int
+
+        init(classCount: Int) {
+            self.classCount = classCount
+            storage = .allocate(capacity: classCount * stride)
+            counts = .allocate(capacity: classCount)
+            counts.initialize(repeating: 0, count: classCount)
+        }
+
+        deinit {
+            storage.deallocate()
+            counts.deallocate()
+        }
+
+        /// Makes room for `threadCount` threads per class; every class must be empty.
+        mutating func reserve(_ threadCount: Int) {
+            guard threadCount > stride else { return }
+            while stride < threadCount { stride *= 2 }
+            storage.deallocate()
+            storage = .allocate(capacity: classCount * stride)
+        }
+
+        @inline(__always)
+        mutating func append(_ thread: Thread, to byteClass: Int) {
+            storage[byteClass * stride + counts[byteClass]] = thread
+            counts[byteClass] += 1
+        }
+
+        /// Appends class `byteClass`'s threads to `key`, sorted without repeats, and empties it.
+        mutating func drain(_ byteClass: Int, into key: inout [UInt32]) {
+            let threads = UnsafeMutableBufferPointer(start: storage + byteClass * stride, count: counts[byteClass])
+            // Closures are sorted and steps mostly keep the order: an insertion sort is nearly linear.
+            for index in threads.indices.dropFirst() {
+                let item = threads[index]
+                var hole = index
+                while hole > 0, threads[hole - 1] > item {
+                    threads[hole] = threads[hole - 1]
+                    hole -= 1
+                }
+                threads[hole] = item
+            }
+            for (index, thread) in threads.enumerated() where index == 0 || thread != threads[index - 1] { key.append(thread) }
+            counts[byteClass] = 0
+        }
+    }
+
+    /// The threads of an ε-closure, sorted, and the searched patterns matched by then.
+    private typealias Closure = (threads: [Thread], matched: UInt64)
+
+    /// What a closure of the patterns' starts depends on.
+    private struct StartKey: Hashable {
         var atStart: Bool
         var previousIsWord: Bool
         var previousIsNewline: Bool
         var matched: UInt64
+        var next: Lookahead
+
+        init(position: Position, next: Lookahead) {
+            (atStart, previousIsWord, previousIsNewline, matched) = (position.atStart, position.previousIsWord, position.previousIsNewline, position.matched)
+            self.next = next
+        }
     }
 
     /// What the ε-closure needs to know of the next byte.
@@ -80,6 +226,18 @@ struct DFABuilder {
         /// A UTF-8 continuation byte: no match attempt starts before it (inside a character).
         var isContinuation: Bool
         var isEndOfSubject: Bool
+
+        /// The lookaheads of a next byte (not the end), numbered.
+        static let kindCount = 4
+        var kind: Int { (isWord ? 1 : 0) | (isContinuation ? 2 : 0) }
+
+        init(isWord: Bool, isContinuation: Bool, isEndOfSubject: Bool) {
+            (self.isWord, self.isContinuation, self.isEndOfSubject) = (isWord, isContinuation, isEndOfSubject)
+        }
+
+        init(kind: Int) {
+            self.init(isWord: kind & 1 != 0, isContinuation: kind & 2 != 0, isEndOfSubject: false)
+        }
     }
 
     /// Thrown when the DFA would pass `maxStates`.
@@ -91,6 +249,7 @@ struct DFABuilder {
         self.searchStarts = searchStarts
         self.tracksNewlines = zip(uses, searchStarts).contains { $0 == .search && $1 == .lineStarts }
         self.maxStates = maxStates
+        self.patternOfState = nfa.states.indices.map(nfa.pattern(of:))
         // Byte classes: bytes no range boundary separates behave alike. A newline is its own
         // class (the `$` constraint), and so are word characters when `\b` is used.
         var boundary = [Bool](repeating: false, count: 257)
@@ -121,6 +280,19 @@ struct DFABuilder {
         self.classOf = classOf
         self.classCount = current + 1
         self.representatives = representatives
+        self.moves = nfa.states.map { state in
+            switch state {
+            case let .bytes(range, next): Move(low: range.lowerBound, high: range.upperBound, next: UInt32(next))
+            case .accept(let pattern): Move(low: 1, high: 0, next: uses[pattern] == .search ? 1 : 0)
+            case .split, .assertion: Move(low: 1, high: 0, next: 0)
+            }
+        }
+        let usesWordBoundaries = nfa.usesWordBoundaries
+        self.classKinds = representatives.map { byte in
+            Lookahead(isWord: usesWordBoundaries && Self.isWord(byte), isContinuation: byte & 0xC0 == 0x80, isEndOfSubject: false).kind
+        }
+        self.kindsPresent = classKinds.reduce(0) { $0 | 1 << $1 }
+        self.newlineClass = Int(classOf[0x0A])
     }
 
     static func isWord(_ byte: UInt8) -> Bool {
@@ -128,78 +300,101 @@ struct DFABuilder {
     }
 
     func build() throws(TooLarge) -> SubsetDFA {
-        var index: [Key: Int] = [:]
-        var keys: [Key] = []
+        var states = WordSequenceTable()
         var transitions: [Int32] = []
         var matchesAtEnd: [UInt64] = []
-        func state(for key: Key) throws(TooLarge) -> Int {
-            if let existing = index[key] { return existing }
-            guard keys.count < maxStates else { throw TooLarge() }
-            index[key] = keys.count
-            keys.append(key)
-            return keys.count - 1
-        }
-        let start = try state(for: Key(threads: [], atStart: true, previousIsWord: false, previousIsNewline: false, matched: 0))
+        var scratch = Scratch(threadCount: nfa.states.count << 2)
+        var successors = Successors(classCount: classCount)
+        var key: [UInt32] = []
+        var startClosures: [StartKey: Closure] = [:]
+        Position(atStart: true, previousIsWord: false, previousIsNewline: false, matched: 0).writeHeader(into: &key)
+        _ = states.intern(key)
         var next = 0
-        while next < keys.count {
-            let key = keys[next]
+        while next < states.count {
+            states.copy(next, into: &key)
             next += 1
-            matchesAtEnd.append(outcomeAtEnd(key))
-            // The ε-closure depends on the next byte only through `\b` and where attempts start.
-            var closures: [Lookahead: (threads: [Thread], matched: UInt64)] = [:]
-            for representative in representatives {
-                let lookahead = Lookahead(isWord: nfa.usesWordBoundaries && Self.isWord(representative),
-                                          isContinuation: representative & 0xC0 == 0x80, isEndOfSubject: false)
-                let closure: (threads: [Thread], matched: UInt64)
-                if let known = closures[lookahead] {
-                    closure = known
-                } else {
-                    closure = self.closure(key, lookahead)
-                    closures[lookahead] = closure
-                }
-                let successor = step(closure.threads, matched: closure.matched, on: representative)
-                transitions.append(Int32(try state(for: successor)))
+            let position = Position(key: key)
+            let threads = key[Position.headerCount...]
+            // A closure is the closure of the state's threads, which depends on the next byte
+            // only through `\b`, joined with that of the patterns' starts, which depends on the
+            // position and where attempts start, and is shared by many states.
+            var ownClosures: [Closure?] = [nil, nil]
+            func closure(_ next: Lookahead) -> Closure {
+                let nextIsWord = next.isWord && !next.isEndOfSubject ? 1 : 0
+                let own = ownClosures[nextIsWord] ?? self.closure(of: threads, position, next, &scratch)
+                ownClosures[nextIsWord] = own
+                let startKey = StartKey(position: position, next: next)
+                let starts = startClosures[startKey] ?? self.closure(of: startThreads(position, next), position, next, &scratch)
+                startClosures[startKey] = starts
+                return (Self.union(own.threads, starts.threads), own.matched | starts.matched)
+            }
+            matchesAtEnd.append(outcomeAtEnd(closure(Lookahead(isWord: false, isContinuation: false, isEndOfSubject: true))))
+            // One closure per kind of next byte, stepped over every class of that kind at once.
+            var closures = [Closure](repeating: ([], 0), count: Lookahead.kindCount)
+            for kind in 0..<Lookahead.kindCount where kindsPresent & (1 << kind) != 0 {
+                closures[kind] = closure(Lookahead(kind: kind))
+            }
+            successors.reserve(closures.map(\.threads.count).max() ?? 0)
+            for kind in 0..<Lookahead.kindCount where kindsPresent & (1 << kind) != 0 {
+                step(closures[kind].threads, matched: closures[kind].matched, kind: kind, into: &successors)
+            }
+            for byteClass in 0..<classCount {
+                let byte = representatives[byteClass]
+                Position(atStart: false, previousIsWord: nfa.usesWordBoundaries && Self.isWord(byte),
+                         previousIsNewline: tracksNewlines && byte == 0x0A, matched: closures[classKinds[byteClass]].matched).writeHeader(into: &key)
+                successors.drain(byteClass, into: &key)
+                let (index, added) = states.intern(key)
+                if added, states.count > maxStates { throw TooLarge() }
+                transitions.append(Int32(index))
             }
         }
-        return SubsetDFA(transitions: transitions, classCount: classCount, classOf: classOf, matchesAtEnd: matchesAtEnd, start: start)
+        return SubsetDFA(transitions: transitions, classCount: classCount, classOf: classOf, matchesAtEnd: matchesAtEnd, start: 0)
     }
 
-    /// The threads reachable from `key`'s threads and the patterns' starts by ε-moves whose
-    /// assertions hold, and the searched patterns that have matched by then.
-    private func closure(_ key: Key, _ next: Lookahead) -> (threads: [Thread], matched: UInt64) {
-        var matched = key.matched
-        var seen = Set<Thread>()
-        var result: [Thread] = []
-        var stack: [Thread] = key.threads
-        for (pattern, start) in nfa.starts.enumerated() where matched & (1 << UInt64(pattern)) == 0 {
+    /// The threads a closure starts from for the patterns' starts: each pattern not yet matched
+    /// that attempts a match at this position.
+    private func startThreads(_ position: Position, _ next: Lookahead) -> [Thread] {
+        var threads: [Thread] = []
+        for (pattern, start) in nfa.starts.enumerated() where position.matched & (1 << UInt64(pattern)) == 0 {
             let attempts: Bool
             switch (uses[pattern], searchStarts[pattern]) {
-            case (.wholeSubject, _), (.search, .subjectStart): attempts = key.atStart
-            case (.search, .lineStarts): attempts = key.atStart || key.previousIsNewline
-            case (.search, .anywhere): attempts = key.atStart || next.isEndOfSubject || !next.isContinuation
+            case (.wholeSubject, _), (.search, .subjectStart): attempts = position.atStart
+            case (.search, .lineStarts): attempts = position.atStart || position.previousIsNewline
+            case (.search, .anywhere): attempts = position.atStart || next.isEndOfSubject || !next.isContinuation
             }
-            if attempts { stack.append(UInt32(start) << 2) }
+            if attempts { threads.append(UInt32(start) << 2) }
         }
+        return threads
+    }
+
+    /// The threads reachable from `seeds` by ε-moves whose assertions hold, sorted, and the
+    /// searched patterns that have matched by then (with those `position` has matched).
+    private func closure(of seeds: some Sequence<Thread>, _ position: Position, _ next: Lookahead,
+                         _ scratch: inout Scratch) -> Closure {
+        var matched = position.matched
+        var result: [Thread] = []
+        scratch.reset()
+        scratch.stack.append(contentsOf: seeds)
         let nextIsWord = next.isWord && !next.isEndOfSubject
-        while let thread = stack.popLast() {
-            guard seen.insert(thread).inserted else { continue }
+        while let thread = scratch.stack.popLast() {
+            guard scratch.visit(thread) else { continue }
             let stateIndex = Int(thread >> 2)
             let constraint = Constraint(rawValue: thread & 3) ?? .free
             switch nfa.states[stateIndex] {
             case .bytes:
                 result.append(thread)
             case .split(let nexts):
-                for next in nexts { stack.append(UInt32(next) << 2 | constraint.rawValue) }
+                for next in nexts { scratch.stack.append(UInt32(next) << 2 | constraint.rawValue) }
             case let .assertion(assertion, next):
                 let holds: Constraint?
                 switch assertion {
-                case .startOfSubject, .circumflex: holds = key.atStart ? constraint : nil
+                case .startOfSubject, .circumflex: holds = position.atStart ? constraint : nil
                 case .endOrFinalNewline: holds = constraint.joined(.endOrFinalNewline)
                 case .endOfSubject: holds = .end
-                case .wordBoundary: holds = key.previousIsWord != nextIsWord ? constraint : nil
-                case .notWordBoundary: holds = key.previousIsWord == nextIsWord ? constraint : nil
+                case .wordBoundary: holds = position.previousIsWord != nextIsWord ? constraint : nil
+                case .notWordBoundary: holds = position.previousIsWord == nextIsWord ? constraint : nil
                 }
-                if let holds { stack.append(UInt32(next) << 2 | holds.rawValue) }
+                if let holds { scratch.stack.append(UInt32(next) << 2 | holds.rawValue) }
             case .accept(let pattern):
                 if uses[pattern] == .search, constraint == .free {
                     // A match that needs nothing of the rest: the outcome is fixed.
@@ -209,47 +404,72 @@ struct DFABuilder {
                 }
             }
         }
+        result.sort()
         return (result, matched)
     }
 
-    /// The state after consuming `byte` from a closure.
-    private func step(_ threads: [Thread], matched: UInt64, on byte: UInt8) -> Key {
-        var next: [Thread] = []
-        next.reserveCapacity(threads.count)
-        for thread in threads {
-            let stateIndex = Int(thread >> 2)
-            guard let constraint = Constraint(rawValue: thread & 3) else { continue }
-            let successor: Thread
-            switch nfa.states[stateIndex] {
-            case let .bytes(range, target):
-                guard range.contains(byte), let after = constraint.after(byte) else { continue }
-                successor = UInt32(target) << 2 | after.rawValue
-            case .accept(let pattern):
-                // A searched match waiting on the rest of the subject (after `$`) survives a
-                // final newline; a whole-subject match must end at the end.
-                guard uses[pattern] == .search, let after = constraint.after(byte) else { continue }
-                successor = UInt32(stateIndex) << 2 | after.rawValue
-            default:
-                continue
+    /// Two sorted thread lists as one, sorted without repeats.
+    private static func union(_ first: [Thread], _ second: [Thread]) -> [Thread] {
+        guard !second.isEmpty else { return first }
+        guard !first.isEmpty else { return second }
+        var result: [Thread] = []
+        result.reserveCapacity(first.count + second.count)
+        var (i, j) = (0, 0)
+        while i < first.count, j < second.count {
+            if first[i] < second[j] {
+                result.append(first[i])
+                i += 1
+            } else if first[i] > second[j] {
+                result.append(second[j])
+                j += 1
+            } else {
+                result.append(first[i])
+                i += 1
+                j += 1
             }
-            // Threads of patterns whose outcome is fixed are dropped: fewer states.
-            if matched & (1 << UInt64(nfa.pattern(of: Int(successor >> 2)))) == 0 { next.append(successor) }
         }
-        // Sorted without repeats: the key of a set of threads (an array sort, no hashing).
-        next.sort()
-        var unique = 0
-        for index in next.indices where index == 0 || next[index] != next[unique - 1] {
-            next[unique] = next[index]
-            unique += 1
-        }
-        next.removeLast(next.count - unique)
-        return Key(threads: next, atStart: false, previousIsWord: nfa.usesWordBoundaries && Self.isWord(byte),
-                   previousIsNewline: tracksNewlines && byte == 0x0A, matched: matched)
+        result += first[i...]
+        result += second[j...]
+        return result
     }
 
-    /// Which patterns match a subject that ends in this state.
-    private func outcomeAtEnd(_ key: Key) -> UInt64 {
-        let (threads, matched) = closure(key, Lookahead(isWord: false, isContinuation: false, isEndOfSubject: true))
+    /// Adds to `successors[c]`, for each byte class `c` of lookahead `kind`, the threads a
+    /// closure's threads become on a byte of that class.
+    private func step(_ threads: [Thread], matched: UInt64, kind: Int, into successors: inout Successors) {
+        for thread in threads {
+            let stateIndex = Int(thread >> 2)
+            // Threads of patterns whose outcome is fixed are dropped: fewer states.
+            guard matched & (1 << UInt64(patternOfState[stateIndex])) == 0 else { continue }
+            let constraint = Constraint(rawValue: thread & 3) ?? .free
+            let move = moves[stateIndex]
+            let successor: Thread, classes: ClosedRange<Int>
+            if move.low <= move.high {
+                successor = move.next << 2
+                classes = Int(classOf[Int(move.low)])...Int(classOf[Int(move.high)])
+            } else if move.next != 0 {
+                // An accept state: a searched match waiting on the rest of the subject (after
+                // `$`) survives a final newline; a whole-subject match must end at the end.
+                successor = UInt32(stateIndex) << 2
+                classes = 0...(classCount - 1)
+            } else {
+                continue
+            }
+            switch constraint {
+            case .free:
+                for byteClass in classes where classKinds[byteClass] == kind { successors.append(successor, to: byteClass) }
+            case .endOrFinalNewline:
+                if classes.contains(newlineClass), classKinds[newlineClass] == kind {
+                    successors.append(successor | Constraint.end.rawValue, to: newlineClass)
+                }
+            case .end:
+                continue
+            }
+        }
+    }
+
+    /// Which patterns match a subject that ends in a state whose end-of-subject closure this is.
+    private func outcomeAtEnd(_ closure: Closure) -> UInt64 {
+        let (threads, matched) = closure
         var matches = matched
         for thread in threads {
             if case .accept(let pattern) = nfa.states[Int(thread >> 2)] {
@@ -260,3 +480,4 @@ struct DFABuilder {
         return matches
     }
 }
+

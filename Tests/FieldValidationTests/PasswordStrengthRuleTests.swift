@@ -29,6 +29,57 @@ import Testing
         #expect(validator.validate("violet-kettle-marathon-ostrich").isValid)
     }
 
+    @Test func aPackSwitchesTheStrengthKindOnWithItsOwnMinimum() throws {
+        let shipped = try #require(RulePackSet.shipped.packs.flatMap(\.rules).first { $0.id == PasswordValidator.strengthRule })
+        #expect(shipped.kind == .strength && shipped.enabled == false && shipped.minScore == 3)
+        let weak = "jenniferjennifer"
+        let score = try PasswordValidator().strength(weak).score
+        for minimum in [score, score + 1] {
+            let pack = try RulePackSet.parse("""
+            pack: strength
+            field: password
+            rules:
+              - {id: password.strength, override: true, enabled: true, min-score: \(minimum)}
+            """, name: "strength.yaml")
+            let validator = try PasswordValidator(packs: RulePackSet.shipped.adding(pack))
+            let violation = validator.validate(weak).violations.first { $0.code == "PW110" }
+            // A score equal to the minimum passes; one below it fails, with the pack's minimum.
+            #expect((violation != nil) == (score < minimum))
+            if let violation { #expect(violation.parameters == ["score": String(score), "min-score": String(minimum)]) }
+            #expect(validator.plan.rules.first { $0.id == PasswordValidator.strengthRule }?.strategy == .swift)
+        }
+        // The validator's minimum wins over the pack's.
+        let pack = try RulePackSet.parse("""
+        pack: strength
+        field: password
+        rules:
+          - {id: password.strength, override: true, enabled: true, min-score: 0}
+        """, name: "strength.yaml")
+        let strict = try PasswordValidator(packs: RulePackSet.shipped.adding(pack), minimumStrengthScore: 4)
+        #expect(strict.validate(weak).codes.contains("PW110"))
+    }
+
+    @Test func strengthRulesAreCheckedWhenThePackCompiles() throws {
+        func codes(_ yaml: String, field: String = "password") -> [String] {
+            do {
+                let pack = try RulePackSet.parse("pack: s\nfield: \(field)\nrules:\n" + yaml, name: "s.yaml")
+                switch field {
+                case "password": _ = try PasswordValidator(packs: RulePackSet.shipped.adding(pack))
+                default: _ = try DisplayNameValidator(packs: RulePackSet.shipped.adding(pack))
+                }
+                return []
+            } catch {
+                return error.diagnostics.map(\.code)
+            }
+        }
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, min-score: 2, message: m}\n").isEmpty)
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, message: m}\n") == ["RP2005"])
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, min-score: 5, message: m}\n") == ["RP2005"])
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, min-score: -1, message: m}\n") == ["RP1004"])
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, min-score: 2, pattern: x, message: m}\n") == ["RP2007"])
+        #expect(codes("  - {id: s.a, code: S1, kind: strength, min-score: 2, message: m}\n", field: "display-name") == ["RP2012"])
+    }
+
     @Test func theContextIsTheUserDictionary() throws {
         let validator = try PasswordValidator(appName: "Chirp")
         let context = PasswordContext(username: "zorblax", email: "quuxly+news@example.com", userInputs: ["flumph"])

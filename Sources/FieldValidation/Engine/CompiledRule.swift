@@ -294,7 +294,7 @@ struct CompiledRuleSet: Sendable {
     private static let keysByKind: [RuleKind: Set<String>] = [
         .mustMatch: ["pattern"], .mustNotMatch: ["pattern"], .length: ["unit", "min", "max"],
         .list: ["file", "key", "include-app-name", "allow-file"], .swift: ["name"],
-        .breached: ["file", "min-count"],
+        .breached: ["file", "min-count"], .strength: ["min-score"],
     ]
 
     private static func compileOne(
@@ -402,6 +402,20 @@ struct CompiledRuleSet: Sendable {
                 return nil
             }
             check = .swift(BreachedRule(name: rule.id, target: target, store: store, minimumCount: UInt32(clamping: minimum)))
+        case .strength:
+            guard field == .password else {
+                sink.error("RP2012", "rule `\(rule.id)` is a `strength` rule of a \(field.rawValue) pack; strength applies to passwords",
+                           file: location.file, span: location.span(of: "kind"))
+                return nil
+            }
+            guard let minimum = rule.minScore else { missing("min-score", " (the least strength score, 0-4)"); return nil }
+            guard (0...4).contains(minimum) else {
+                sink.error("RP2005", "rule `\(rule.id)` has `min-score` \(minimum); scores are 0 to 4", file: location.file,
+                           span: location.span(of: "min-score"))
+                return nil
+            }
+            check = .swift(StrengthRule(name: rule.id, target: target, minimumScore: minimum,
+                                        estimator: rule.strengthEstimator, appName: appName))
         case .swift:
             let name = rule.swiftName ?? rule.id
             guard let swiftRule = named[name] else {

@@ -1,4 +1,5 @@
 import BreachedPasswords
+import PasswordStrength
 
 /// A rule kind the compiler builds as a ``FieldRule`` of its own (``CompiledRule/Check/swift``),
 /// so the fast paths, which decide pattern, length and list rules from their data, leave it to
@@ -21,6 +22,28 @@ struct BreachedRule: KindRule {
     func check(_ input: FieldInput) -> [String: String]? {
         guard let subject = input.subject(target), let count = store.count(password: subject) else { return nil }
         return count >= minimumCount ? [:] : nil
+    }
+}
+
+/// `kind: strength`: the password's strength score (its first 72 characters, with the account's
+/// words and the app name as a user dictionary) is below `min-score`. Reports `score` and
+/// `min-score`, never the password nor its matches.
+struct StrengthRule: KindRule {
+    let name: String
+    let target: String
+    let minimumScore: Int
+    /// The validator's estimator; nil for the shipped dictionaries' (built when first used).
+    let estimator: StrengthEstimator?
+    let appName: String?
+
+    var strategy: ValidatorPlan.Strategy { .swift }
+
+    func check(_ input: FieldInput) -> [String: String]? {
+        guard let subject = input.subject(target) else { return nil }
+        let strength = (estimator ?? StrengthDictionaries.shippedEstimator)
+            .estimate(subject, userInputs: PasswordValidator.strengthUserInputs(input.context, appName: appName))
+        guard strength.score < minimumScore else { return nil }
+        return ["score": String(strength.score), "min-score": String(minimumScore)]
     }
 }
 

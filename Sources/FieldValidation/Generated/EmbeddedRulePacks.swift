@@ -605,14 +605,17 @@ rules:
 
   - id: password.strength
     code: PW110
-    kind: swift
+    kind: strength
+    on: raw
+    enabled: false
+    min-score: 3
     message: "This password is too easy to guess: its strength is {score} of 4, and at least {min-score} is needed."
     description: >-
-      Shipped off: passes every password unless PasswordValidator(minimumStrengthScore:) sets a
-      minimum score (0-4); then rejects a password whose strength score (zxcvbn 4.5.0's estimate of
-      its first 72 characters, with the username, email and app name as a user dictionary) is below
-      it. The minimum comes from the validator, not from this pack (see docs/RULE-PACKS.md,
-      "Strength estimation").
+      Shipped off. Rejects a password whose strength score (zxcvbn 4.5.0's estimate of its first
+      72 characters as typed, with the username, email and app name as a user dictionary) is below
+      `min-score` (0-4). Switch it on with an overriding pack (`enabled: true`, optionally another
+      `min-score`) or PasswordValidator(minimumStrengthScore:), which also sets the minimum (see
+      docs/RULE-PACKS.md, "Strength estimation").
     source: NIST SP 800-63B rev 4 section 3.1.1.2 (guidance such as a strength meter); zxcvbn 4.5.0
     examples:
       valid: []

@@ -1,5 +1,6 @@
 import BreachedPasswords
 import Diagnostics
+import PasswordStrength
 
 /// Which validator a rule pack configures.
 public enum Field: String, Sendable, Hashable, CaseIterable {
@@ -32,6 +33,9 @@ public enum RuleKind: String, Sendable, Hashable, CaseIterable {
     /// The subject's SHA-1 must not be in a breached-password store (`file:`) seen at least
     /// `min-count` times.
     case breached
+    /// A password's strength score (zxcvbn 4.5.0's estimate of its first 72 characters, with
+    /// the account's words as a user dictionary) must be at least `min-score` (0-4).
+    case strength
 }
 
 /// The unit a `length` rule counts in.
@@ -87,6 +91,8 @@ public struct RuleDefinition: Sendable {
     public var allowEntries: [String]?
     /// `breached`: the fewest sightings that make a password breached (default 1).
     public var minCount: Int?
+    /// `strength`: the least score (0-4) a password needs.
+    public var minScore: Int?
     /// `enabled: false` keeps a rule in the pack, switched off: it is not compiled, so keys its
     /// kind needs may be missing; an overriding entry, or a validator option, switches it on.
     public var enabled: Bool?
@@ -109,6 +115,8 @@ public struct RuleDefinition: Sendable {
     var deferredList: (@Sendable () throws -> [String])?
     /// A `breached` rule's store when a validator was handed one (it wins over `file:`).
     var breachedStore: BreachedStore?
+    /// A `strength` rule's estimator when a validator was handed one (else the shipped one).
+    var strengthEstimator: StrengthEstimator?
 
     /// Whether the rule runs (`enabled` is not false).
     public var isEnabled: Bool { enabled != false }

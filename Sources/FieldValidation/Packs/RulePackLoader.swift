@@ -10,7 +10,7 @@ enum RulePackLoader {
     static let ruleKeys: Set<String> = [
         "id", "code", "kind", "message", "description", "source", "on", "pattern", "unit", "min", "max",
         "file", "key", "include-app-name", "name", "examples", "override", "unless",
-        "enabled", "min-count", "allow-file",
+        "enabled", "min-count", "min-score", "allow-file",
     ]
 
     /// - Parameters:
@@ -254,6 +254,7 @@ private struct NodeReader {
         rule.isOverride = bool(keys["override"], key: "override") ?? false
         rule.enabled = bool(keys["enabled"], key: "enabled")
         rule.minCount = int(keys["min-count"], key: "min-count")
+        rule.minScore = int(keys["min-score"], key: "min-score")
         if let node = keys["unless"] {
             if case .sequence = node { rule.unless = strings(node, key: "unless") } else { rule.unless = string(node, key: "unless").map { [$0] } }
         }

@@ -177,8 +177,10 @@ extension RuleDefinition {
         merged.allowFile = other.allowFile ?? allowFile
         merged.allowEntries = other.allowEntries ?? allowEntries
         merged.minCount = other.minCount ?? minCount
+        merged.minScore = other.minScore ?? minScore
         merged.enabled = other.enabled ?? enabled
         merged.breachedStore = other.breachedStore ?? breachedStore
+        merged.strengthEstimator = other.strengthEstimator ?? strengthEstimator
         merged.listKey = other.listKey ?? listKey
         merged.includeAppName = other.includeAppName ?? includeAppName
         merged.swiftName = other.swiftName ?? swiftName

@@ -1,7 +1,8 @@
 import PatternAutomata
 
 /// The fused fast path for display names: one pass over the bytes runs the pack's pattern
-/// automaton (every must-match and must-not-match rule at once, one table step per byte) and
+/// automaton (every must-match and must-not-match rule at once, one table step per byte; a pack
+/// with too many patterns for one automaton runs the others after it) and
 /// fingerprints the name's list key; length rules read the pass's counts, and list rules are
 /// probed with keys built on the stack. A valid ASCII name costs no allocation and no reference
 /// counting; an invalid one costs only the violations it reports.
@@ -59,15 +60,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let excludesNonASCII: Bool
     }
 
-    /// The pack's pattern rules as one automaton whose outcome bit `i` is rule `i`'s pattern
-    /// matching, plus ``unplainBit``: some byte a JSON string must escape, or non-ASCII.
+    /// The pack's pattern rules as automata whose outcome bit `i` is rule `i`'s pattern
+    /// matching, plus ``unplainBit``: some byte a JSON string must escape, or non-ASCII. The
+    /// automaton with that bit is stepped in the quick pass; the others (when the patterns are
+    /// too many for one automaton) each run over the name after it.
     private let automaton: ByteAutomaton
+    private let otherAutomata: [ByteAutomaton]
     /// The rules the automaton decides, and among them the must-match ones (violated when their
     /// bit is clear).
     private let automatonRules: UInt64
     private let mustMatchRules: UInt64
-    /// Rules the pass decides violated but whose wording names the match: worded by PCRE2.
-    private let wordedRules: UInt64
     /// Swift rules, and pattern rules with no exact automaton: always run by the validator.
     private let uncoveredRules: UInt64
     private let lengthRules: [LengthRule]
@@ -112,7 +114,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
 
     init?(_ rules: CompiledRuleSet, appName: String?) {
         guard rules.rules.count <= Self.unplainBit else { return nil }
-        var automatonRules: UInt64 = 0, mustMatch: UInt64 = 0, worded: UInt64 = 0, uncovered: UInt64 = 0
+        var automatonRules: UInt64 = 0, mustMatch: UInt64 = 0, uncovered: UInt64 = 0
         var lengthRules: [LengthRule] = [], listRules: [ListRule] = []
         var violations: [Violation?] = []
         var probes: [Probe] = []
@@ -135,8 +137,11 @@ final class DisplayNameFastPath: @unchecked Sendable {
         patterns.append((Self.unplainPattern, .search))
         bits.append(Self.unplainBit)
         let set = PatternSet(patterns, bits: bits)
-        // One automaton for every exact pattern and the plain-ASCII check, or no fast path.
-        guard set.automata.count == 1, let automaton = set.automata.first, set.strategies.last == .automaton else { return nil }
+        // The plain-ASCII check must be decided by an automaton, which the quick pass steps.
+        guard set.strategies.last == .automaton,
+              let primary = set.members.firstIndex(where: { $0.contains(patterns.count - 1) }) else { return nil }
+        let automaton = set.automata[primary]
+        let otherAutomata = set.automata.indices.filter { $0 != primary }.map { set.automata[$0] }
         for (position, index) in bits.dropLast().enumerated() {
             let bit: UInt64 = 1 << UInt64(index)
             let rule = rules.rules[index]
@@ -151,9 +156,8 @@ final class DisplayNameFastPath: @unchecked Sendable {
             } else if let text = set.fixedMatches[position] {
                 // Every match is `text`: the violation is the one the rule reports for it.
                 violations[index] = rule.knownPatternViolation(FieldInput(field: .displayName, value: text, appName: appName))
-            } else {
-                worded |= bit
             }
+            // Otherwise the wording names the name's matches: PCRE2 words it per name.
         }
         for (index, rule) in rules.rules.enumerated() {
             switch rule.check {
@@ -175,7 +179,8 @@ final class DisplayNameFastPath: @unchecked Sendable {
             }
         }
         self.automaton = automaton
-        (self.automatonRules, mustMatchRules, wordedRules, uncoveredRules) = (automatonRules, mustMatch, worded, uncovered)
+        self.otherAutomata = otherAutomata
+        (self.automatonRules, mustMatchRules, uncoveredRules) = (automatonRules, mustMatch, uncovered)
         self.lengthRules = lengthRules
         self.listRules = listRules
         self.fixedViolations = violations
@@ -299,6 +304,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return scan
     }
 
+    /// The outcome bits of a name of `count` bytes whose quick pass ended in `state`.
+    @inline(__always)
+    private func matches(_ state: UInt32, _ input: UnsafePointer<UInt8>?, _ count: Int) -> UInt64 {
+        var bits = automaton.outcome(state)
+        for other in otherAutomata { bits |= other.run(UnsafeRawBufferPointer(start: input, count: count)) }
+        return bits
+    }
+
     /// The automaton's rules `matches` violates.
     @inline(__always)
     private func patternViolations(_ matches: UInt64) -> UInt64 {
@@ -309,7 +322,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// and list rules: no pattern rule violated, plain ASCII, within the lengths, and in no list.
     @inline(__always)
     private func accepts(_ scan: QuickScan, _ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let matches = automaton.outcome(scan.state)
+        let matches = self.matches(scan.state, input, count)
         return count >= minLength && count <= maxLength && patternViolations(matches) == 0
             && matches >> UInt64(Self.unplainBit) == 0 && !quickSignature.mayContain(scan.hash)
             && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
@@ -365,7 +378,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 verdict = .validAsIs
             } else {
                 let outcome = self.outcome(of: scan, input + start, count)
-                verdict = outcome.pending == 0 && outcome.violated & wordedRules == 0 ? .violated(outcome.violated) : .undecided
+                verdict = outcome.pending == 0 ? .violated(outcome.violated) : .undecided
             }
             if verdict == .validAsIs && skippingValid {
                 skipped += 1
@@ -391,7 +404,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let count = bytes.count
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else {
             var outcome = Outcome()
-            outcome.scan.matches = automaton.outcome(automaton.start)
+            outcome.scan.matches = matches(automaton.start, nil, 0)
             outcome.violated = decide(outcome.scan, input: nil, count: 0, pending: &outcome.pending)
             return outcome
         }
@@ -405,7 +418,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var outcome = Outcome()
         var scan = Scan()
         scan.octets = count
-        scan.matches = automaton.outcome(quick.state)
+        scan.matches = matches(quick.state, input, count)
         scan.codePoints = count
         if scan.matches >> UInt64(Self.unplainBit) != 0 {
             var some: UInt8 = 0, continuations = 0
@@ -425,11 +438,12 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// The rules valid UTF-8 `bytes` violates, as a bit set of rule indices, when the fast path
-    /// decides every rule for them and words every violation alone; nil when some rule must
-    /// still run or be worded (Swift rules, list rules on non-ASCII names, matches named).
+    /// decides every rule for them; nil when some rule must still run (Swift rules, list rules on
+    /// non-ASCII names). A rule whose wording names its matches has no ``fixedViolations``
+    /// entry: writing its violation takes ``violation(_:_:)``'s caller to PCRE2.
     func violatedRules(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
         let outcome = evaluate(bytes)
-        return outcome.pending == 0 && outcome.violated & wordedRules == 0 ? outcome.violated : nil
+        return outcome.pending == 0 ? outcome.violated : nil
     }
 
     /// `unlisted`: probes known not to list the name.
@@ -488,7 +502,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     }
 
     /// The violation the fast path reports for rule `index` (known violated); nil when the
-    /// rule must word it (``wordedRules``).
+    /// rule must word it (a must-not-match rule whose matches vary).
     func violation(_ index: Int, _ scan: Scan) -> Violation? {
         for rule in lengthRules where rule.index == index {
             return rules[index].lengthViolation(rule.length(scan), min: rule.min, max: rule.max)

@@ -97,20 +97,3 @@ extension PasswordValidator {
         strengthEstimator.estimate(utf8: bytes, userInputs: strengthUserInputs(context))
     }
 }
-
-/// `password.strength` (PW110): the password's strength score is below the validator's minimum.
-/// Passes when the validator has no minimum (the shipped default).
-struct PasswordStrengthRule: FieldRule {
-    let name = "password.strength"
-    let minimumScore: Int?
-    let estimator: StrengthEstimator?
-    let appName: String?
-
-    func check(_ input: FieldInput) -> [String: String]? {
-        guard let minimumScore else { return nil }
-        let strength = (estimator ?? StrengthDictionaries.shippedEstimator)
-            .estimate(input.raw, userInputs: PasswordValidator.strengthUserInputs(input.context, appName: appName))
-        guard strength.score < minimumScore else { return nil }
-        return ["score": String(strength.score), "min-score": String(minimumScore)]
-    }
-}

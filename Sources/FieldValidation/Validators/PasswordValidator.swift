@@ -10,22 +10,25 @@ import PasswordStrength
 ///
 /// The password and its normalized form never appear in a result, message or parameter:
 /// ``ValidationResult/normalized`` is always nil. ``strength(_:context:)`` estimates how hard a
-/// password is to guess (zxcvbn); `password.strength` (PW110) rejects scores under
-/// ``minimumStrengthScore`` when one is set.
+/// password is to guess (zxcvbn); `password.strength` (PW110, a `strength` rule, shipped off)
+/// rejects scores under its `min-score` when a pack or ``minimumStrengthScore`` switches it on.
 public struct PasswordValidator: Sendable {
     let rules: CompiledRuleSet
     /// The app's name, used when a ``PasswordContext`` gives none.
     public let appName: String?
     /// The minimum length in code points in force.
     public let minimumLength: Int?
-    /// The least strength score (0-4) `password.strength` (PW110) accepts; nil (the default)
-    /// turns the rule off.
+    /// The least strength score (0-4) `password.strength` (PW110) accepts when set here (it
+    /// switches the rule on); nil leaves the rule as the packs say (shipped off).
     public let minimumStrengthScore: Int?
     private let customEstimator: StrengthEstimator?
 
     /// The estimator ``strength(_:context:)`` uses: the one given, else the shipped dictionaries'
     /// (``StrengthDictionaries/shippedEstimator``, built when first used).
     public var strengthEstimator: StrengthEstimator { customEstimator ?? StrengthDictionaries.shippedEstimator }
+
+    /// The id of the shipped rule `minimumStrengthScore:` switches on.
+    public static let strengthRule = "password.strength"
 
     /// The id of the shipped rule the `breached:` option switches on.
     public static let breachedRule = "password.breached"
@@ -39,8 +42,8 @@ public struct PasswordValidator: Sendable {
     ///   - packs: the rule packs (the shipped ones by default).
     ///   - minimumLength: replaces `min` of `password.min-length` (8 in the shipped pack).
     ///   - appName: the app's name for `password.contains-app-name`.
-    ///   - minimumStrengthScore: turns `password.strength` (PW110) on: scores below it (0-4)
-    ///     are violations.
+    ///   - minimumStrengthScore: switches `password.strength` (PW110) on with this `min-score`:
+    ///     scores below it (0-4) are violations.
     ///   - strengthEstimator: the estimator for ``strength(_:context:)`` and PW110 (the shipped
     ///     dictionaries' by default).
     ///   - rules: extra Swift rules the packs may refer to.
@@ -51,11 +54,15 @@ public struct PasswordValidator: Sendable {
     public init(packs: RulePackSet = .shipped, minimumLength: Int? = nil, appName: String? = nil,
                 minimumStrengthScore: Int? = nil, strengthEstimator: StrengthEstimator? = nil,
                 rules: [any FieldRule] = [], breached: BreachedStore? = nil) throws(RulePackError) {
-        let strengthRule = PasswordStrengthRule(minimumScore: minimumStrengthScore, estimator: strengthEstimator, appName: appName)
         self.rules = try CompiledRuleSet.compile(
-            packs, field: .password, library: PasswordContextRule.all + [strengthRule] + rules, appName: appName
+            packs, field: .password, library: PasswordContextRule.all + rules, appName: appName
         ) { definition in
             if definition.id == "password.min-length", let minimumLength { definition.min = minimumLength }
+            if definition.id == Self.strengthRule, let minimumStrengthScore {
+                definition.enabled = true
+                definition.minScore = minimumStrengthScore
+            }
+            if definition.kind == .strength, let strengthEstimator { definition.strengthEstimator = strengthEstimator }
             if definition.id == Self.breachedRule, let breached {
                 definition.enabled = true
                 definition.breachedStore = breached
