@@ -16,14 +16,19 @@ let package = Package(
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
-        // The fuzz harnesses, for the libFuzzer executable in Fuzz/ (a package of its own, so a
-        // plain `swift build` never builds it; see docs/FUZZING.md).
-        .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
         // Request validation for Hummingbird apps (422 problem+json); server-side, apart from RulesKit.
         .library(name: "RulesKitHummingbird", targets: ["RulesKitHummingbird"]),
         .executable(name: "validate", targets: ["validate"]),
+        // Modules the repository's own Benchmarks/ and Fuzz/ packages use (they depend on this
+        // package by path and see only its products); no client needs them.
+        .library(name: "Diagnostics", targets: ["Diagnostics"]),
+        .library(name: "PatternAutomata", targets: ["PatternAutomata"]),
+        .library(name: "RulesPatterns", targets: ["RulesPatterns"]),
+        .library(name: "BatchValidation", targets: ["BatchValidation"]),
+        .library(name: "CorpusGeneration", targets: ["CorpusGeneration"]),
+        .library(name: "RulesVerification", targets: ["RulesVerification"]),
         // `swift package rules test|lint|verify|diff|agree ARGS…`: this package's `validate rules`.
         .plugin(name: "RulesCommandPlugin", targets: ["RulesCommandPlugin"]),
     ],
@@ -131,25 +136,12 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "ValidatorBenchmarks", dependencies: ["FieldValidation", "PasswordStrength", "CorpusGeneration"],
-                          path: "Benchmarks/ValidatorBenchmarks"),
-        // The timing loop of the rules benchmarks.
-        .target(name: "BenchmarkTiming", path: "Benchmarks/BenchmarkTiming"),
-        // Import speed, store size and lookup time of the breached-password store.
-        .executableTarget(name: "BreachedBenchmark", dependencies: ["BreachedPasswords"], path: "Benchmarks/BreachedBenchmark"),
-        .executableTarget(name: "RulesBenchmarks", dependencies: ["RulesLanguage", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming"]),
-        .executableTarget(name: "DatabaseRulesBenchmark", dependencies: [
-            "DatabaseRules", "RulesPatterns", "Patterns", "Diagnostics", "BenchmarkTiming",
-        ]),
         .executableTarget(name: "validate", dependencies: [
             "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // The batch engine alone with a single PCRE2 pattern as checker (Benchmarks/compare-cli.sh).
-        .executableTarget(name: "batch-engine-bench", dependencies: ["BatchValidation", "Patterns"],
-                          path: "Benchmarks/BatchEngineBench"),
 
         // MARK: - Plugins
 
@@ -162,21 +154,6 @@ let package = Package(
             name: "RulesCommandPlugin",
             capability: .command(
                 intent: .custom(verb: "rules", description: "Run `validate rules test|lint|verify|diff|agree` with the same arguments."))),
-
-        // MARK: - Benchmarks (release-mode executables; see docs/BENCHMARKS.md)
-        .executableTarget(name: "ClaimsBenchmark", dependencies: [
-            "RulesKit", "Availability", "SQLiteClaims", "PostgresClaims",
-            // `--writes`: the two PostgreSQL bulk-insert statements compared on a connection of its own.
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-        ]),
-
-        // MARK: - Fuzz harnesses (one check function per target, registered in FuzzTargets.all;
-        // the libFuzzer executable is the package in Fuzz/, built only by scripts/fuzz)
-        .target(name: "FuzzHarness", dependencies: [
-            "Patterns", "PatternAutomata", "Diagnostics", "FieldValidation", "PasswordStrength", "RulesLanguage", "RulesPatterns",
-            "BatchValidation",
-            "RulesTesting", "DatabaseRules", "RulesVerification", "BreachedPasswords",
-        ]),
 
         // MARK: - Test support (shared by test targets; not products)
         .target(name: "ClaimStoreTesting", dependencies: ["Availability"], path: "Tests/ClaimStoreTesting"),
@@ -198,9 +175,6 @@ let package = Package(
         .testTarget(name: "BreachedPasswordsTests", dependencies: ["BreachedPasswords", "RulesTestSupport"]),
         // Runs the built `validate` binary against golden transcripts in corpus/cli/.
         .testTarget(name: "CLITests", dependencies: ["validate", "RulesTestSupport"]),
-        .testTarget(name: "FuzzHarnessTests", dependencies: [
-            "FuzzHarness", "RulesTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
         .testTarget(name: "FieldValidationTests", dependencies: [
             "FieldValidation", "PasswordStrength", "Diagnostics", "Patterns", "CorpusGeneration", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),

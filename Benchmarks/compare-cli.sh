@@ -6,7 +6,7 @@
 #   validate email --format summary         vs  Python email-validator 2.x          (1 M lines; target >= 100x)
 #
 # Best of RUNS (default 3) wall-clock runs each; release build; corpora from scripts/generate-corpus
-# (fixed seed). Also times the engine alone (batch-engine-bench: grep's pattern as the only check)
+# (fixed seed). Also times the engine alone (BatchEngineBenchmark: grep's pattern as the only check)
 # and reports peak RSS (/usr/bin/time -v) for the summary run.
 # Usage: Benchmarks/compare-cli.sh            (RUNS=5 Benchmarks/compare-cli.sh for more runs)
 set -euo pipefail
@@ -19,9 +19,9 @@ export LC_ALL=C.UTF-8
 
 [[ -f $NAMES && -f $EMAILS ]] || scripts/generate-corpus
 swift build -c release --product validate >&2
-swift build -c release --product batch-engine-bench >&2
+swift build -c release --package-path Benchmarks --product BatchEngineBenchmark >&2
 VALIDATE=.build/release/validate
-ENGINE=.build/release/batch-engine-bench
+ENGINE=Benchmarks/.build/release/BatchEngineBenchmark
 python3 -c 'import email_validator' 2>/dev/null || python3 -m pip install -q email-validator >&2 \
     || python3 -m pip install -q --break-system-packages email-validator >&2
 
@@ -75,7 +75,7 @@ row() { printf '%-44s %7ss wall %7ss cpu  %s\n' "$1" "$2" "$3" "$4"; }
 row "grep -cP (display names)" "$t_grep" "$c_grep" ""
 row "validate display-name --format summary" "$t_summary" "$c_summary" "$(ratio "$t_grep" "$t_summary")x grep (target >= 2)"
 row "validate display-name --format jsonl" "$t_jsonl" "$c_jsonl" "$(ratio "$t_grep" "$t_jsonl")x grep (target >= 1)"
-row "batch-engine-bench summary (same pattern)" "$t_engine" "$c_engine" "$(ratio "$t_grep" "$t_engine")x grep (engine alone, one PCRE2 match per record)"
+row "BatchEngineBenchmark summary (same pattern)" "$t_engine" "$c_engine" "$(ratio "$t_grep" "$t_engine")x grep (engine alone, one PCRE2 match per record)"
 row "python email-validator (1 run)" "$t_python" "$c_python" ""
 row "validate email --format summary" "$t_email" "$c_email" "$(ratio "$t_python" "$t_email")x email-validator (target >= 100)"
 

@@ -5,15 +5,15 @@
 # virtual environment (scripts/bootstrap --with-oracles). Run on an otherwise idle machine,
 # pinned to one core:
 #
-#     swift build -c release --product ValidatorBenchmarks
+#     swift build -c release --package-path Benchmarks --product ValidatorBenchmark
 #     taskset -c 1 Benchmarks/strength-vs-zxcvbn.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 samples=$(mktemp)
 trap 'rm -f "$samples"' EXIT
-.build/release/ValidatorBenchmarks --write-strength-samples "$samples" >/dev/null
-swift_line=$(.build/release/ValidatorBenchmarks --count 1000 --rounds "$rounds" --only StrengthEstimator | grep '^StrengthEstimator')
+Benchmarks/.build/release/ValidatorBenchmark --write-strength-samples "$samples" >/dev/null
+swift_line=$(Benchmarks/.build/release/ValidatorBenchmark --count 1000 --rounds "$rounds" --only StrengthEstimator | grep '^StrengthEstimator')
 echo "$swift_line"
 swift_ns=$(awk '{print $2}' <<<"$swift_line")
 python_ns=$(.venv-oracles/bin/python3 - "$samples" "$rounds" <<'PY'

@@ -31,15 +31,15 @@ public struct AvailabilityError: Error, Sendable, Hashable {
     }
 
     static func timedOut(after timeout: Duration, attempts: Int) -> AvailabilityError {
-        AvailabilityError(code: "AV2001", message: "lookup timed out after \(timeout) (\(attempts) attempts)")
+        AvailabilityError(code: AvailabilityCodes.lookupTimedOut.id, message: "lookup timed out after \(timeout) (\(attempts) attempts)")
     }
 
     static func unavailable(_ error: ClaimStoreError, attempts: Int) -> AvailabilityError {
-        AvailabilityError(code: "AV2002", message: "store unavailable after \(attempts) attempts: \(error.message)")
+        AvailabilityError(code: AvailabilityCodes.lookupUnavailable.id, message: "store unavailable after \(attempts) attempts: \(error.message)")
     }
 
     static func failed(_ error: ClaimStoreError) -> AvailabilityError {
-        AvailabilityError(code: "AV2003", message: "store failed: \(error.message)")
+        AvailabilityError(code: AvailabilityCodes.lookupFailed.id, message: "store failed: \(error.message)")
     }
 }
 

@@ -20,39 +20,39 @@ public struct ClaimProblem: Sendable, Hashable, Codable {
 
     /// The name breaks the username rules; `violations` say how.
     public static func invalid(_ name: String, _ violations: [NameViolation]) -> [ClaimProblem] {
-        [ClaimProblem(code: "AV1001", message: "The username “\(name)” is not valid.")]
+        [ClaimProblem(code: AvailabilityCodes.invalidName.id, message: "The username “\(name)” is not valid.")]
             + violations.map { ClaimProblem(code: $0.code, message: $0.message) }
     }
 
     /// The name is reserved.
     public static func reserved(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1002", message: "The username “\(name)” is reserved and cannot be claimed.")
+        ClaimProblem(code: AvailabilityCodes.reservedName.id, message: "The username “\(name)” is reserved and cannot be claimed.")
     }
 
     /// Someone else holds the name. Worded as the app shows it.
     public static func taken(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1003", message: "This username is already taken. Please choose another.")
+        ClaimProblem(code: AvailabilityCodes.taken.id, message: "This username is already taken. Please choose another.")
     }
 
     /// Nobody holds the name, so there is nothing to release or rename.
     public static func notClaimed(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1004", message: "The username “\(name)” is not claimed by anyone.")
+        ClaimProblem(code: AvailabilityCodes.notClaimed.id, message: "The username “\(name)” is not claimed by anyone.")
     }
 
     /// Another user holds the name.
     public static func notOwner(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1005", message: "The username “\(name)” belongs to another user.")
+        ClaimProblem(code: AvailabilityCodes.notOwner.id, message: "The username “\(name)” belongs to another user.")
     }
 
     /// The user already holds a name; they should rename instead.
     public static func alreadyHolds(_ held: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1006", message: "You already have the username “\(held)”; rename it instead of claiming a second one.")
+        ClaimProblem(code: AvailabilityCodes.alreadyHolds.id, message: "You already have the username “\(held)”; rename it instead of claiming a second one.")
     }
 
     /// The user id cannot act on claims (``UserID/problem(_:)``): `reason` says why, as a clause;
     /// the id itself is never repeated.
     public static func invalidUser(_ reason: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1008", message: "The user id is not valid: \(reason). A user id is at least one character, with no control characters.")
+        ClaimProblem(code: AvailabilityCodes.invalidUser.id, message: "The user id is not valid: \(reason). A user id is at least one character, with no control characters.")
     }
 
     /// The store could not decide this request: the fault's code and what to do. The request
@@ -70,7 +70,7 @@ public struct ClaimProblem: Sendable, Hashable, Codable {
     ///   - error: The fault.
     public static func notAttempted(stoppedAt record: Int?, by error: ClaimStoreError) -> ClaimProblem {
         let cause = record.map { "the store failed at record \($0)" } ?? "the store could not be opened"
-        return ClaimProblem(code: "AV3016", message: "This record was not attempted because \(cause) (\(error.code)); run the batch again once that is fixed.")
+        return ClaimProblem(code: AvailabilityCodes.notAttempted.id, message: "This record was not attempted because \(cause) (\(error.code)); run the batch again once that is fixed.")
     }
 }
 

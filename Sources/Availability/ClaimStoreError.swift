@@ -45,26 +45,29 @@ public struct ClaimStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         /// `AV3015`: the store was shut down before the request.
         case shutDown
 
-        /// Stable code.
-        public var code: String {
+        /// This reason's entry in ``AvailabilityCodes``.
+        public var entry: AvailabilityCode {
             switch self {
-            case .unreachable: "AV3001"
-            case .transient: "AV3002"
-            case .failed: "AV3003"
-            case .badLocation: "AV3004"
-            case .readOnly: "AV3005"
-            case .storageFull: "AV3006"
-            case .locked: "AV3007"
-            case .notADatabase: "AV3008"
-            case .fileReplaced: "AV3009"
-            case .serializationFailure: "AV3010"
-            case .statementTimeout: "AV3011"
-            case .authenticationFailed: "AV3012"
-            case .unknownDatabase: "AV3013"
-            case .connectionLost: "AV3014"
-            case .shutDown: "AV3015"
+            case .unreachable: AvailabilityCodes.unreachable
+            case .transient: AvailabilityCodes.transient
+            case .failed: AvailabilityCodes.failed
+            case .badLocation: AvailabilityCodes.badLocation
+            case .readOnly: AvailabilityCodes.readOnly
+            case .storageFull: AvailabilityCodes.storageFull
+            case .locked: AvailabilityCodes.locked
+            case .notADatabase: AvailabilityCodes.notADatabase
+            case .fileReplaced: AvailabilityCodes.fileReplaced
+            case .serializationFailure: AvailabilityCodes.serializationFailure
+            case .statementTimeout: AvailabilityCodes.statementTimeout
+            case .authenticationFailed: AvailabilityCodes.authenticationFailed
+            case .unknownDatabase: AvailabilityCodes.unknownDatabase
+            case .connectionLost: AvailabilityCodes.connectionLost
+            case .shutDown: AvailabilityCodes.shutDown
             }
         }
+
+        /// Stable code.
+        public var code: String { entry.id }
 
         /// Whether retrying later can help.
         public var kind: Kind {
@@ -88,40 +91,7 @@ public struct ClaimStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         }
 
         /// One sentence saying what to do, for the person running the program.
-        public var help: String {
-            switch self {
-            case .unreachable:
-                "Check that the database is running and reachable at the given location, then try again."
-            case .transient:
-                "Another request changed the same data at the same moment; try again."
-            case .failed:
-                "The database answered with an unexpected error; check the details above and the database's own log."
-            case .badLocation:
-                "Give the store as sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE."
-            case .readOnly:
-                "Make the database file and its directory writable by this user, or use another store location."
-            case .storageFull:
-                "Free disk space (or raise the database's size limit), then run the request again; nothing not reported as claimed was kept."
-            case .locked:
-                "Another program is writing to the database and held its lock too long; wait for it to finish, then try again."
-            case .notADatabase:
-                "The file is not a claims database; restore it from a backup or point the store at the right file."
-            case .fileReplaced:
-                "The database file was replaced or removed while in use; restore it and start the program again."
-            case .serializationFailure:
-                "Other changes kept conflicting with this one; try again in a moment."
-            case .statementTimeout:
-                "The database did not finish in time, usually because another session holds a lock; try again later."
-            case .authenticationFailed:
-                "Check the user name and password in the store location."
-            case .unknownDatabase:
-                "Create the database or correct its name in the store location."
-            case .connectionLost:
-                "The connection dropped mid-request, so its outcome is unknown; run it again when the database is back (claims are idempotent)."
-            case .shutDown:
-                "This store was shut down; create a new store to continue."
-            }
-        }
+        public var help: String { entry.help }
     }
 
     /// The specific fault.

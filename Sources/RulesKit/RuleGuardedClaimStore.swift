@@ -46,7 +46,7 @@ public struct RuleGuardedClaimStore: ClaimStore {
 
     /// The refusal for a request the rules deny.
     public static func denied(_ name: String) -> ClaimProblem {
-        ClaimProblem(code: "AV1007", message: "The security rules do not allow this change to the username “\(name)”.")
+        ClaimProblem(code: AvailabilityCodes.rulesDeny.id, message: "The security rules do not allow this change to the username “\(name)”.")
     }
 
     // MARK: - ClaimStore

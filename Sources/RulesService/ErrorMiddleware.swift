@@ -34,7 +34,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .notFound: return .unknownEndpoint()
             case .methodNotAllowed: return .methodNotAllowed(allow: nil)
             case .contentTooLarge: return .bodyTooLarge(limit: nil)
-            default: return ServiceError(error.status, code: "API1902", message: "The request cannot be answered (\(error.status.code)).")
+            default: return ServiceError(error.status, code: ServiceCodes.otherHTTPError.id, message: "The request cannot be answered (\(error.status.code)).")
             }
         default:
             logger.error("internal failure", metadata: ["error.type": "\(type(of: error))"])

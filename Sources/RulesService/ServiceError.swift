@@ -57,73 +57,73 @@ public struct ServiceError: Error, Sendable, HTTPResponseError {
 extension ServiceError {
     /// 400 `API1001`: the body is not JSON.
     static func malformedJSON() -> ServiceError {
-        ServiceError(.badRequest, code: "API1001", message: "The request body is not valid JSON.")
+        ServiceError(.badRequest, code: ServiceCodes.malformedJSON.id, message: "The request body is not valid JSON.")
     }
 
     /// 400 `API1002`: the body is JSON of the wrong shape; `detail` names the member, never its value.
     static func invalidBody(_ detail: String) -> ServiceError {
-        ServiceError(.badRequest, code: "API1002", message: "The request body does not have the expected shape: \(detail).")
+        ServiceError(.badRequest, code: ServiceCodes.invalidBody.id, message: "The request body does not have the expected shape: \(detail).")
     }
 
     /// 400 `API1003`: a rules decision request is not a valid case object.
     static func invalidCase(_ detail: String) -> ServiceError {
-        ServiceError(.badRequest, code: "API1003", message: "The request is not a valid case object: \(detail).")
+        ServiceError(.badRequest, code: ServiceCodes.invalidCase.id, message: "The request is not a valid case object: \(detail).")
     }
 
     /// 400 `API1004`: the body names a key twice in one object; `detail` names the key.
     static func duplicateKey(_ detail: String) -> ServiceError {
-        ServiceError(.badRequest, code: "API1004", message: "The request body repeats a key: \(detail).")
+        ServiceError(.badRequest, code: ServiceCodes.duplicateKey.id, message: "The request body repeats a key: \(detail).")
     }
 
     /// 400 `API1006`: a range prefix that is not five hex digits (never quoted).
     static func invalidRangePrefix() -> ServiceError {
-        ServiceError(.badRequest, code: "API1006",
+        ServiceError(.badRequest, code: ServiceCodes.invalidRangePrefix.id,
                      message: "The range prefix must be the first five hexadecimal digits (0-9, A-F, either case) of a SHA-1 hash.")
     }
 
     /// 404 `API1206`: the service has no breached-password store.
     static func noBreachedStore() -> ServiceError {
-        ServiceError(.notFound, code: "API1206",
+        ServiceError(.notFound, code: ServiceCodes.noBreachedStore.id,
                      message: "This server has no breached-password store; start it with --breached STORE.")
     }
 
     /// 401 `API1101`: no bearer token.
     static func missingToken() -> ServiceError {
-        ServiceError(.unauthorized, code: "API1101", message: "This request needs an `Authorization: Bearer` token.")
+        ServiceError(.unauthorized, code: ServiceCodes.missingToken.id, message: "This request needs an `Authorization: Bearer` token.")
     }
 
     /// 401 `API1102`: a token that does not prove who the caller is.
     static func invalidToken(_ reason: String) -> ServiceError {
-        ServiceError(.unauthorized, code: "API1102", message: "The bearer token is not valid: \(reason).")
+        ServiceError(.unauthorized, code: ServiceCodes.invalidToken.id, message: "The bearer token is not valid: \(reason).")
     }
 
     /// 404 `API1201`: no such field.
     static func unknownField(_ field: String) -> ServiceError {
-        ServiceError(.notFound, code: "API1201", message: "There is no field `\(field)`; use email, password or display-name.")
+        ServiceError(.notFound, code: ServiceCodes.unknownField.id, message: "There is no field `\(field)`; use email, password or display-name.")
     }
 
     /// 404 `API1202`: no such ruleset.
     static func unknownRuleset(_ name: String, known: [String]) -> ServiceError {
         let list = known.isEmpty ? "none is loaded" : "loaded: " + known.joined(separator: ", ")
-        return ServiceError(.notFound, code: "API1202", message: "There is no ruleset `\(name)` (\(list)).")
+        return ServiceError(.notFound, code: ServiceCodes.unknownRuleset.id, message: "There is no ruleset `\(name)` (\(list)).")
     }
 
     /// 404 `API1203`: no such endpoint.
     static func unknownEndpoint() -> ServiceError {
-        ServiceError(.notFound, code: "API1203", message: "There is no such endpoint; see /openapi.yaml.")
+        ServiceError(.notFound, code: ServiceCodes.unknownEndpoint.id, message: "There is no such endpoint; see /openapi.yaml.")
     }
 
     /// 405 `API1204`: the endpoint exists, not with this method; `allow` lists the methods it
     /// takes (`GET, HEAD, OPTIONS`), nil when unknown.
     static func methodNotAllowed(allow: String?) -> ServiceError {
         let methods = allow.map { " (it takes \($0))" } ?? ""
-        return ServiceError(.methodNotAllowed, code: "API1204",
+        return ServiceError(.methodNotAllowed, code: ServiceCodes.methodNotAllowed.id,
                             message: "The endpoint does not accept this method\(methods); see /openapi.yaml.", allow: allow)
     }
 
     /// 421 `API1205`: with `--dev-auth`, the request's `Host` is not a loopback name or address.
     static func misdirected() -> ServiceError {
-        ServiceError(.misdirectedRequest, code: "API1205",
+        ServiceError(.misdirectedRequest, code: ServiceCodes.misdirected.id,
                      message: "This server runs with --dev-auth and answers only requests to a loopback host (localhost, 127.0.0.1, [::1]).")
     }
 
@@ -131,63 +131,63 @@ extension ServiceError {
     /// unsupported `Transfer-Encoding`, a bad `Content-Length`); `reason` says what, as a clause.
     /// The connection is closed after the answer: nothing after the error can be trusted.
     static func malformedHTTP(_ reason: String) -> ServiceError {
-        ServiceError(.badRequest, code: "API1005", message: "The request is not valid HTTP/1.1: \(reason).", closesConnection: true)
+        ServiceError(.badRequest, code: ServiceCodes.malformedHTTP.id, message: "The request is not valid HTTP/1.1: \(reason).", closesConnection: true)
     }
 
     /// 431 `API1303`: the request's header section is over its limit; the connection is closed.
     static func headersTooLarge(limit: Int) -> ServiceError {
-        ServiceError(.requestHeaderFieldsTooLarge, code: "API1303",
+        ServiceError(.requestHeaderFieldsTooLarge, code: ServiceCodes.headersTooLarge.id,
                      message: "The request's headers are larger than the limit of \(limit) bytes.", closesConnection: true)
     }
 
     /// 408 `API1603`: a streamed batch's body arrived slower than `--stream-min-rate` before its
     /// first row.
     static func bodyTooSlow(bytes: Int, seconds: Int, minimum: Int) -> ServiceError {
-        ServiceError(.requestTimeout, code: "API1603",
+        ServiceError(.requestTimeout, code: ServiceCodes.bodyTooSlow.id,
                      message: "The request body arrived too slowly: \(bytes) bytes in \(seconds) seconds, where at least \(minimum) bytes per second are needed.")
     }
 
     /// 408 `API1602`: a streamed batch's body stalled before its first row.
     static func bodyIdle(after limit: Duration) -> ServiceError {
         let seconds = limit.components.seconds
-        return ServiceError(.requestTimeout, code: "API1602",
+        return ServiceError(.requestTimeout, code: ServiceCodes.bodyIdle.id,
                             message: "No more of the request body arrived for \(seconds) second\(seconds == 1 ? "" : "s").")
     }
 
     /// 413 `API1301`: the body is larger than its limit.
     static func bodyTooLarge(limit: Int?) -> ServiceError {
         let limit = limit.map { " of \($0) bytes" } ?? ""
-        return ServiceError(.contentTooLarge, code: "API1301", message: "The request body is larger than the limit\(limit).")
+        return ServiceError(.contentTooLarge, code: ServiceCodes.bodyTooLarge.id, message: "The request body is larger than the limit\(limit).")
     }
 
     /// 415 `API1401`: the body's content type is not the one the endpoint reads.
     static func unsupportedMediaType(expected: String) -> ServiceError {
-        ServiceError(.unsupportedMediaType, code: "API1401", message: "The request body must be sent as `Content-Type: \(expected)`.")
+        ServiceError(.unsupportedMediaType, code: ServiceCodes.unsupportedMediaType.id, message: "The request body must be sent as `Content-Type: \(expected)`.")
     }
 
     /// 429 `API1501`: the client's (or user's) lookups, claims, releases and renames are over
     /// the rate limit they share.
     static func rateLimited(retryAfter: Int) -> ServiceError {
-        ServiceError(.tooManyRequests, code: "API1501",
+        ServiceError(.tooManyRequests, code: ServiceCodes.rateLimited.id,
                      message: "Too many name lookups and claims; try again in \(retryAfter) second\(retryAfter == 1 ? "" : "s").",
                      retryAfter: retryAfter)
     }
 
     /// 429 `API1502`: every batch stream slot is taken.
     static func tooManyStreams(limit: Int) -> ServiceError {
-        ServiceError(.tooManyRequests, code: "API1502",
+        ServiceError(.tooManyRequests, code: ServiceCodes.tooManyStreams.id,
                      message: "The server already streams \(limit) batch\(limit == 1 ? "" : "es"); try again in a moment.", retryAfter: 1)
     }
 
     /// 503 `API1601`: the request took longer than the request timeout.
     static func timedOut(after limit: Duration) -> ServiceError {
-        ServiceError(.serviceUnavailable, code: "API1601", message: "The request took longer than \(limit.components.seconds) seconds.",
+        ServiceError(.serviceUnavailable, code: ServiceCodes.timedOut.id, message: "The request took longer than \(limit.components.seconds) seconds.",
                      retryAfter: 1)
     }
 
     /// 500 `API1901`: an internal failure (never details: they could hold request values).
     static func internalFailure() -> ServiceError {
-        ServiceError(.internalServerError, code: "API1901", message: "The server failed to answer; please report it with the time of the request.")
+        ServiceError(.internalServerError, code: ServiceCodes.internalFailure.id, message: "The server failed to answer; please report it with the time of the request.")
     }
 
     /// 503 with the store's code: the store could not answer.
@@ -198,11 +198,11 @@ extension ServiceError {
     /// The status and error for a refused claim, release or rename: the first problem's code,
     /// every problem's message (an invalid name's `AV1001` is followed by its rule violations).
     static func refused(_ problems: [ClaimProblem]) -> ServiceError {
-        let code = problems.first?.code ?? "AV1003"
+        let code = problems.first?.code ?? AvailabilityCodes.taken.id
         let status: HTTPResponse.Status = switch code {
-        case "AV1008": .unauthorized
-        case "AV1001", "AV1002": .unprocessableContent
-        case "AV1005", "AV1007": .forbidden
+        case AvailabilityCodes.invalidUser.id: .unauthorized
+        case AvailabilityCodes.invalidName.id, AvailabilityCodes.reservedName.id: .unprocessableContent
+        case AvailabilityCodes.notOwner.id, AvailabilityCodes.rulesDeny.id: .forbidden
         default: .conflict
         }
         return ServiceError(status, code: code, message: problems.map(\.message).joined(separator: " "))

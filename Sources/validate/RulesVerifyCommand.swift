@@ -50,7 +50,7 @@ struct RulesVerifyCommand: ParsableCommand {
                 guard program.service == expected else {
                     let message = "`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`"
                     writeError("\(path): \(message)")
-                    sarif.append(SARIFResult(code: "VF1003", level: .error, message: message, file: path))
+                    sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
                     problems += 1
                     continue
                 }
@@ -114,7 +114,7 @@ struct RulesVerifyCommand: ParsableCommand {
         if case .invalidRules(let source, let diagnostics) = error {
             return diagnostics.filter { $0.severity == .error }.map { SARIFResult($0, in: source) }
         }
-        return [SARIFResult(code: "VF1001", level: .error, message: error.description, file: path)]
+        return [SARIFResult(code: VerificationCodes.unreadablePropertyFile.id, level: .error, message: error.description, file: path)]
     }
 
     private func writeError(_ message: String) {

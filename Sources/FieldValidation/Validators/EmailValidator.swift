@@ -80,7 +80,7 @@ public struct EmailValidator: Sendable {
     /// The violations of an address given as UTF-8 bytes (valid UTF-8, checked by the caller):
     /// the same as ``validate(utf8:)``'s, without building the normalized and ASCII forms
     /// (for counts and summaries).
-    package func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
+    public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
         validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: false).violations
     }
 

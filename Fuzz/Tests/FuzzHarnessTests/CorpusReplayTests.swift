@@ -1,12 +1,11 @@
 import Foundation
 import FuzzHarness
-import RulesTestSupport
 import Testing
 
 /// Replays every fuzz seed (corpus/fuzz/<target>/) and every minimized crash
 /// (corpus/regressions/<target>/) through the harness the fuzz target runs.
 @Suite struct CorpusReplayTests {
-    static let root = packageRoot
+    static let root = repositoryRoot
 
     /// `target/file` for every corpus file, so each replay is its own named test case.
     static let cases: [String] = ["fuzz", "regressions"].flatMap { kind -> [String] in

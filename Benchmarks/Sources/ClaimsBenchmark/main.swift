@@ -1,12 +1,13 @@
 // ClaimsBenchmark: claims/s and availability lookups/s on SQLite and PostgreSQL, from one client
 // and from 8 concurrent clients (each its own connection). Build and run in release mode:
-//   swift run -c release ClaimsBenchmark [--claims N] [--lookups N] [--sqlite-only]
+//   swift run -c release --package-path Benchmarks ClaimsBenchmark [--claims N] [--lookups N] [--sqlite-only]
 //   ClaimsBenchmark --batch 100,1000,5000   issue 30's 200,000-record mix through the stores'
 //                                           batch claims, one run per transaction size
 //   ClaimsBenchmark --writes 1000,5000      PostgreSQL: 200,000 fresh rows inserted with
 //                                           `unnest` arrays and with COPY into a staging table
 // PostgreSQL is measured when RULESKIT_POSTGRES_URL is set (scripts/postgres start prints it).
 import Availability
+import BenchmarkTiming
 import Foundation
 import Logging
 import NIOCore
@@ -50,8 +51,7 @@ func measure(_ label: String, clients stores: [any ClaimStore], count: Int,
         }
         try await group.waitForAll()
     }
-    let elapsed = start.duration(to: .now)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = seconds(since: start)
     let rate = Double(count) / seconds
     print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
           + String(format: " %8d ops in %7.3f s = %9.0f ops/s", count, seconds, rate))
@@ -143,7 +143,7 @@ func benchBatches(_ label: String, store: any ClaimStore, records: [NameRequest]
         let outcome = await store.claim(batch: Array(records[first..<min(first + size, records.count)]))
         if let fault = outcome.fault { throw fault.error }
         for item in outcome.outcomes {
-            if item.claimed { claimed += 1 } else if item.problems.first?.code == "AV1003" { taken += 1 }
+            if item.claimed { claimed += 1 } else if item.problems.first?.code == AvailabilityCodes.taken.id { taken += 1 }
         }
     }
     let seconds = seconds(since: start)
@@ -151,11 +151,6 @@ func benchBatches(_ label: String, store: any ClaimStore, records: [NameRequest]
     print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
           + String(format: " batch %6d: %8d records in %7.3f s = %9.0f claims/s  ", size, records.count, seconds, Double(records.count) / seconds)
           + verdict)
-}
-
-func seconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = start.duration(to: .now)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
 // MARK: - PostgreSQL bulk writes (`--writes`): unnest arrays against COPY into a staging table

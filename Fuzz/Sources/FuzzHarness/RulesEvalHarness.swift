@@ -12,13 +12,12 @@ import RulesPatterns
 /// engine's second, instrumented mode) decides the same; and the decision equals
 /// ``ReferencePolicy``, the app's policy written out by hand in plain Swift.
 public enum RulesEvalHarness {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regex = PCRE2RegexEngine()
     static let firestore = program("firestore.rules")
     static let storage = program("storage.rules")
 
     static func program(_ name: String) -> Program? {
-        guard let text = try? String(contentsOf: root.appendingPathComponent("rules/\(name)"), encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOf: repositoryRoot.appendingPathComponent("rules/\(name)"), encoding: .utf8) else { return nil }
         return RulesCompiler.compile(text, name: name, regexEngine: regex).program
     }
 

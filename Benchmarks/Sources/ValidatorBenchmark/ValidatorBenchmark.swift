@@ -2,21 +2,22 @@
 // with Swift `Regex` and with `NSRegularExpression` for comparison (issue 2's targets: ≥ 30× Swift
 // Regex, ≥ 15× NSRegularExpression). Run in release mode, pinned to one core:
 //
-//     swift build -c release --product ValidatorBenchmarks
-//     taskset -c 1 .build/release/ValidatorBenchmarks [--count N] [--rounds R]
+//     swift build -c release --package-path Benchmarks --product ValidatorBenchmark
+//     taskset -c 1 Benchmarks/.build/release/ValidatorBenchmark [--count N] [--rounds R]
 //
 // Inputs are generated from a fixed seed: a mix of valid and invalid values of realistic length.
 //
 // The strength estimate runs on StrengthCorpus(seed: 28) passwords with their user inputs;
 // `--write-strength-samples FILE` writes those samples as JSONL (`{"password", "userInputs"}`)
 // for Benchmarks/strength-vs-zxcvbn.sh, which times python zxcvbn 4.5.0 on the same file.
+import BenchmarkTiming
 import CorpusGeneration
 import FieldValidation
 import Foundation
 import PasswordStrength
 
 @main
-struct ValidatorBenchmarks {
+struct ValidatorBenchmark {
     static func main() throws {
         let arguments = CommandLine.arguments
         func option(_ name: String, default value: Int) -> Int {
@@ -83,9 +84,7 @@ struct ValidatorBenchmarks {
                 let start = ContinuousClock.now
                 var passed = 0
                 for input in benchmark.inputs where benchmark.body(input) { passed += 1 }
-                let elapsed = start.duration(to: .now)
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                best[index] = min(best[index], seconds / Double(benchmark.inputs.count) * 1e9)
+                best[index] = min(best[index], seconds(since: start) / Double(benchmark.inputs.count) * 1e9)
                 valid[index] = passed
             }
         }
@@ -104,9 +103,7 @@ struct ValidatorBenchmarks {
                 var scores = [0, 0, 0, 0, 0]
                 let start = ContinuousClock.now
                 for sample in strengthSamples { scores[estimator.estimate(sample.password, userInputs: sample.userInputs).score] += 1 }
-                let elapsed = start.duration(to: .now)
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                bestStrength = min(bestStrength, seconds / Double(strengthSamples.count) * 1e9)
+                bestStrength = min(bestStrength, seconds(since: start) / Double(strengthSamples.count) * 1e9)
                 if round == 0 { histogram = scores }
             }
             print(String(format: "%-44@ %9.1f ns/op %12.0f ops/s  scores %@", "StrengthEstimator.estimate" as NSString, bestStrength,

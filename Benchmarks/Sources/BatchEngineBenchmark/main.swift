@@ -1,8 +1,8 @@
-// batch-engine-bench: the BatchValidation engine alone, with grep's display-name pattern as the
+// BatchEngineBenchmark: the BatchValidation engine alone, with grep's display-name pattern as the
 // checker, so the engine's own cost can be compared with `grep -cP` independently of the
 // FieldValidation validators. Used by Benchmarks/compare-cli.sh.
 //
-// Usage: batch-engine-bench FILE [summary|jsonl] [JOBS]
+// Usage: BatchEngineBenchmark FILE [summary|jsonl] [JOBS]
 import BatchValidation
 import Patterns
 #if canImport(Glibc)
@@ -25,7 +25,7 @@ struct PatternChecker: FieldChecker {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    OutputSink.standardError().write("usage: batch-engine-bench FILE [summary|jsonl] [JOBS]\n")
+    OutputSink.standardError().write("usage: BatchEngineBenchmark FILE [summary|jsonl] [JOBS]\n")
     exit(64)
 }
 let format: OutputFormat = arguments.count > 2 && arguments[2] == "jsonl" ? .jsonl : .summary
@@ -37,6 +37,6 @@ do {
                              output: .standardOutput(), errors: .standardError()).run([InputSpec(path: arguments[1])])
     exit(report.exitStatus == 2 ? 2 : 0)
 } catch {
-    OutputSink.standardError().write("batch-engine-bench: \(error)\n")
+    OutputSink.standardError().write("BatchEngineBenchmark: \(error)\n")
     exit(2)
 }

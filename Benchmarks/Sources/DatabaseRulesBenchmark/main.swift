@@ -1,7 +1,7 @@
 // DatabaseRulesBenchmark: decisions per second for the app's presence rules (a write and a read)
 // against hand-written Swift functions making the same decision, and parse+check time for a
 // generated 2,000-line database rules file.
-// Run: swift build -c release --product DatabaseRulesBenchmark && .build/release/DatabaseRulesBenchmark 200000
+// Run: swift build -c release --package-path Benchmarks --product DatabaseRulesBenchmark && Benchmarks/.build/release/DatabaseRulesBenchmark 200000
 import BenchmarkTiming
 import DatabaseRules
 import Diagnostics

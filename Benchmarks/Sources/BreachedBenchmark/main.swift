@@ -1,8 +1,9 @@
 // Breached-password store benchmark: import speed (MB/s of input), store size, and lookup time
 // on a warm store, for a generated Pwned Passwords file (docs/BENCHMARKS.md, "Breached passwords").
 //
-//   swift build -c release --product BreachedBenchmark
-//   taskset -c 1 .build/release/BreachedBenchmark [--hashes 2000000] [--lookups 1000000] [--rounds 3] [--dir DIR]
+//   swift build -c release --package-path Benchmarks --product BreachedBenchmark
+//   taskset -c 1 Benchmarks/.build/release/BreachedBenchmark [--hashes 2000000] [--lookups 1000000] [--rounds 3] [--dir DIR]
+import BenchmarkTiming
 import BreachedPasswords
 import Foundation
 
@@ -22,20 +23,6 @@ func option(_ name: String, _ fallback: Int) -> Int {
     guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count,
           let value = Int(CommandLine.arguments[index + 1]) else { return fallback }
     return value
-}
-
-func now() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-}
-
-/// This thread's CPU time: what the work costs whatever the machine's load (the import and the
-/// lookups run on this one thread).
-func cpu() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
 
 let hashes = option("--hashes", 2_000_000)
@@ -69,10 +56,10 @@ for bits in [160, 64] {
     var times: [Double] = [], cpuTimes: [Double] = []
     var summary: BreachedImport.Summary?
     for _ in 0..<rounds {
-        let start = now(), startCPU = cpu()
+        let start = wallSeconds(), startCPU = threadCPUSeconds()
         summary = try BreachedImport(hashBits: bits).run(files: [input], output: output)
-        times.append(now() - start)
-        cpuTimes.append(cpu() - startCPU)
+        times.append(wallSeconds() - start)
+        cpuTimes.append(threadCPUSeconds() - startCPU)
     }
     times.sort()
     cpuTimes.sort()
@@ -100,10 +87,10 @@ for bits in [160, 64] {
     for probe in probes where store.count(hash: probe) != nil { found += 1 }   // warm-up: every page touched
     var perLookup: [Double] = [], perLookupCPU: [Double] = []
     for batch in stride(from: 0, to: lookups, by: 1_000) {
-        let start = now(), startCPU = cpu()
+        let start = wallSeconds(), startCPU = threadCPUSeconds()
         for probe in probes[batch..<min(batch + 1_000, lookups)] where store.count(hash: probe) != nil { found += 1 }
-        perLookup.append((now() - start) / Double(min(1_000, lookups - batch)))
-        perLookupCPU.append((cpu() - startCPU) / Double(min(1_000, lookups - batch)))
+        perLookup.append((wallSeconds() - start) / Double(min(1_000, lookups - batch)))
+        perLookupCPU.append((threadCPUSeconds() - startCPU) / Double(min(1_000, lookups - batch)))
     }
     perLookup.sort()
     perLookupCPU.sort()
@@ -111,11 +98,11 @@ for bits in [160, 64] {
                  perLookup[perLookup.count / 2] * 1e9, perLookup[perLookup.count * 9 / 10] * 1e9, perLookupCPU[perLookupCPU.count / 2] * 1e9,
                  perLookup.count, found / 2, lookups))
     let passwords = (0..<100_000).map { "password-\($0)" }
-    let start = now()
+    let start = wallSeconds()
     var hits = 0
     for password in passwords where store.count(password: password) != nil { hits += 1 }
     print(String(format: "lookup by password (SHA-1 and lookup): %.0f ns each over %d (%d found)",
-                 (now() - start) / Double(passwords.count) * 1e9, passwords.count, hits))
+                 (wallSeconds() - start) / Double(passwords.count) * 1e9, passwords.count, hits))
 }
 try? FileManager.default.removeItem(atPath: input)
 try? FileManager.default.removeItem(atPath: output)

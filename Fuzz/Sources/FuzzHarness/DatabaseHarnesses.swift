@@ -51,9 +51,8 @@ public enum DatabaseParserHarness {
 /// with ``DatabaseProgram/isAllowed(_:data:)``, give the same verdict; and a full-record `set` or a read at `/userPresence/{uid}` is decided as
 /// ``PresenceReference`` (the presence policy written out by hand) decides it.
 public enum DatabaseEvalHarness {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let program: DatabaseProgram? = {
-        guard let text = try? String(contentsOf: root.appendingPathComponent("rules/database.rules.json"), encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOf: repositoryRoot.appendingPathComponent("rules/database.rules.json"), encoding: .utf8) else { return nil }
         return DatabaseRulesCompiler.compile(SourceFile(name: "database.rules.json", text: text), regexEngine: PCRE2DatabaseRegexEngine()).program
     }()
 

@@ -1,7 +1,12 @@
-// BenchmarkTiming: the timing loop the rules benchmarks share: interleaved rounds of labelled
-// bodies, best round reported (a busy shared machine inflates the figures less), and repeated
-// runs of one operation for a median. Release-mode executables only; nothing here is tested
-// for speed.
+// BenchmarkTiming: the clocks and timing loops every benchmark of this package uses: seconds of a
+// duration, wall-clock and thread CPU time, interleaved rounds of labelled bodies with the best
+// round reported (a busy shared machine inflates the figures less), and repeated runs of one
+// operation for a median. Release-mode executables only; nothing here is tested for speed.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Nanoseconds per call of `body` over `iterations` calls, and how many calls returned true.
 public func timeRound(iterations: Int, _ body: () -> Bool) -> (nanos: Double, allowed: Int) {
@@ -56,6 +61,27 @@ public func format1(_ value: Double) -> String {
     "\((value * 10).rounded() / 10)"
 }
 
-private func seconds(_ duration: Duration) -> Double {
+/// A duration in seconds.
+public func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// Seconds from `start` to now on the continuous clock.
+public func seconds(since start: ContinuousClock.Instant) -> Double {
+    seconds(start.duration(to: .now))
+}
+
+/// The monotonic wall clock, in seconds from an arbitrary start.
+public func wallSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+/// This thread's CPU time in seconds: what single-threaded work costs whatever the machine's
+/// load (wall time adds the wait for a core).
+public func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

@@ -1,6 +1,6 @@
-// RulesBenchmarks: decisions per second for typical app requests against a hand-written Swift
+// RulesBenchmark: decisions per second for typical app requests against a hand-written Swift
 // function making the same decision, and parse+check time for a generated 2,000-line ruleset.
-// Run: swift run -c release RulesBenchmarks   (figures go in docs/BENCHMARKS.md)
+// Run: swift run -c release --package-path Benchmarks RulesBenchmark   (figures go in docs/BENCHMARKS.md)
 import BenchmarkTiming
 import Diagnostics
 #if canImport(Glibc)

@@ -1,8 +1,15 @@
 // FuzzHarness: the checks each fuzz target runs on one input, as plain functions.
-// The libFuzzer executable (the package in Fuzz/, built by scripts/fuzz) runs the harness that
-// RULESKIT_FUZZ_TARGET names and traps when it reports a problem; the unit tests replay the seed
-// corpora and every minimized crash in corpus/regressions/ through the same code.
+// The libFuzzer executable (`fuzz`, this package, built by scripts/fuzz) runs the harness that
+// RULESKIT_FUZZ_TARGET names and traps when it reports a problem; the tests (FuzzHarnessTests,
+// run by scripts/fuzz-test) replay the seed corpora and every minimized crash in
+// corpus/regressions/ through the same code.
 // Adding a target: a harness function here and one line in `FuzzTargets.all` (docs/FUZZING.md).
+import Foundation
+
+/// The repository's root folder (the one holding `rules/` and `corpus/`): this file is
+/// `Fuzz/Sources/FuzzHarness/FuzzHarness.swift` under it.
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// A broken invariant found while running one fuzz input.
 public struct FuzzFinding: Error, CustomStringConvertible, Sendable {
