@@ -58,6 +58,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
         // RSA key generation in the ID-token tests (jwt-kit itself depends on it).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // `swift package generate-documentation --target RulesKit` (the DocC catalogue in
+        // Sources/RulesKit/RulesKit.docc); a command plugin, so no target builds it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: - C libraries (each imported by exactly one Swift wrapper module)

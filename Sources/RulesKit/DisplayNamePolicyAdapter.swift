@@ -1,7 +1,7 @@
 import Availability
 import FieldValidation
 
-/// The app's display-name rules (FieldValidation's ``DisplayNameValidator`` and its rule packs)
+/// The app's display-name rules (FieldValidation's `DisplayNameValidator` and its rule packs)
 /// as the availability checker and the claim stores see them.
 ///
 /// The uniqueness key is the validator's canonical key; a name is reserved when it breaks
@@ -26,6 +26,11 @@ public struct AppDisplayNamePolicy: DisplayNamePolicy {
         self.init(validator: try DisplayNameValidator(appName: appName))
     }
 
+    /// Validates `name` and gives its key, its violations and whether it is reserved.
+    ///
+    /// - Parameter name: The name as typed.
+    /// - Returns: The validator's canonical key (the name itself when it has none), every
+    ///   violation, and `isReserved` when a reserved-name rule is among them.
     public func evaluate(_ name: String) -> NameEvaluation {
         let result = validator.validate(name)
         return NameEvaluation(

@@ -31,7 +31,7 @@ extension CodingUserInfoKey {
     // INVARIANT: CodingUserInfoKey(rawValue:) accepts every string.
     public static let ruleKitValidators = CodingUserInfoKey(rawValue: "RulesKit.FieldValidators")!
 
-    /// Where ``JSONDecoder/decodeCollectingInvalidFields(_:from:)`` keeps the fields it collects.
+    /// Where `JSONDecoder.decodeCollectingInvalidFields(_:from:)` keeps the fields it collects.
     // INVARIANT: CodingUserInfoKey(rawValue:) accepts every string.
     static let ruleKitInvalidFieldCollector = CodingUserInfoKey(rawValue: "RulesKit.InvalidFieldCollector")!
 }

@@ -17,7 +17,7 @@ public struct InvalidField: Sendable, Hashable {
 
 /// Every field of a decoded document that failed validation, in the order they were decoded.
 ///
-/// Thrown by ``JSONDecoder/decodeCollectingInvalidFields(_:from:)``; an app can also build one
+/// Thrown by `JSONDecoder.decodeCollectingInvalidFields(_:from:)`; an app can also build one
 /// itself after checks that span fields (a password against the username) so that one answer
 /// lists everything.
 public struct InvalidFields: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Availability
 import FieldValidation
 
-/// The email rules as a claim policy keyed by mailbox (``ValidationResult/mailboxKey``), for
+/// The email rules as a claim policy keyed by mailbox (`ValidationResult.mailboxKey`), for
 /// one account per mailbox.
 ///
 /// A claim store built with this policy (a store of its own: another SQLite file, or another
@@ -26,6 +26,11 @@ public struct MailboxClaimPolicy: DisplayNamePolicy {
         self.init(validator: try EmailValidator())
     }
 
+    /// Validates `address` and gives its mailbox key and its violations.
+    ///
+    /// - Parameter address: The address as typed.
+    /// - Returns: The mailbox key (the address itself when it has none) and every `EM…`
+    ///   violation; an address is never reserved.
     public func evaluate(_ address: String) -> NameEvaluation {
         let result = validator.validate(address)
         return NameEvaluation(

@@ -4,7 +4,7 @@ import Foundation
 import RulesLanguage
 import RulesPatterns
 
-/// A ``ClaimStore`` that asks the security rules before every write, so the server enforces
+/// A `ClaimStore` that asks the security rules before every write, so the server enforces
 /// exactly what `rules/firestore.rules` says about `/displayNames/{name}`.
 ///
 /// A claim must pass `create` on `/databases/(default)/documents/displayNames/KEY` with the
@@ -26,6 +26,7 @@ public struct RuleGuardedClaimStore: ClaimStore {
     public let program: Program
     /// The `{database}` of the Firestore paths.
     public let database: String
+    /// The base store's policy: names and keys are the base store's.
     public var policy: any DisplayNamePolicy { base.policy }
 
     /// Guards `base` with a compiled rules program.
@@ -51,18 +52,25 @@ public struct RuleGuardedClaimStore: ClaimStore {
 
     // MARK: - ClaimStore
 
+    /// The base store's answer (reads are not asked of the rules).
     public func availability(of name: String) async throws(ClaimStoreError) -> NameAvailability {
         try await base.availability(of: name)
     }
 
+    /// The base store's answer (reads are not asked of the rules).
     public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
         try await base.availableNames(among: names)
     }
 
+    /// The base store's answer (reads are not asked of the rules).
     public func owner(of name: String) async throws(ClaimStoreError) -> Claim? {
         try await base.owner(of: name)
     }
 
+    /// Claims `name` for `user` in the base store when the rules allow the `create`.
+    ///
+    /// - Returns: The base store's outcome, or a refusal with `AV1007` when the rules deny it.
+    /// - Throws: `ClaimStoreError` when the base store cannot decide.
     public func claim(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         // An invalid user id is the base store's refusal (AV1008), before any rule is asked.
         guard UserID.problem(user) == nil, case .claimable(_, let key) = PreparedName.prepare(name, with: policy) else {
@@ -74,6 +82,10 @@ public struct RuleGuardedClaimStore: ClaimStore {
         return try await base.claim(name, by: user)
     }
 
+    /// Releases `name` in the base store when the rules allow the `delete`.
+    ///
+    /// - Returns: The base store's outcome, or a refusal with `AV1007` when the rules deny it.
+    /// - Throws: `ClaimStoreError` when the base store cannot decide.
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let key = policy.evaluate(name).key
         guard UserID.problem(user) == nil, try await base.owner(of: name) != nil else { return try await base.release(name, by: user) }
@@ -81,6 +93,11 @@ public struct RuleGuardedClaimStore: ClaimStore {
         return try await base.release(name, by: user)
     }
 
+    /// Renames in the base store when the rules allow the `delete` of `old` and, when the key
+    /// changes, the `create` of `new`.
+    ///
+    /// - Returns: The base store's outcome, or a refusal with `AV1007` when the rules deny either.
+    /// - Throws: `ClaimStoreError` when the base store cannot decide.
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
         let oldKey = policy.evaluate(old).key
         guard UserID.problem(user) == nil, case .claimable(_, let newKey) = PreparedName.prepare(new, with: policy),
