@@ -62,7 +62,16 @@ import Testing
     }
 
     @Test func theShippedEmailPlanPrefiltersOnlyTheLookahead() throws {
-        let plan = try Self.plan(.email)
+        // The shipped pack alone runs on the hand-written fast path, with no automata.
+        let shipped = try Self.plan(.email)
+        #expect(shipped.fastPath != nil && shipped.automata.isEmpty)
+        let patternRules = try RulePackSet.shipped.rules(for: .email)
+            .filter { $0.isEnabled && ($0.kind == .mustMatch || $0.kind == .mustNotMatch) }.map(\.id)
+        #expect(!patternRules.isEmpty)
+        #expect(shipped.rules.filter { $0.strategy == .pcre2 }.map(\.id) == patternRules, "\(shipped)")
+        // Any other pack (here, one list rule more) runs on its automata.
+        let plan = try Self.plan(.email, adding: "  - {id: extra.list, code: X4, kind: list, file: extra.txt, key: canonical, message: m}\n")
+        #expect(plan.fastPath == nil)
         let prefiltered = plan.rules.filter { $0.strategy == .prefilterPCRE2 }
         #expect(prefiltered.map(\.id) == ["email.domain-reserved-hyphens"])
         #expect(prefiltered.first?.reason == "a negative lookahead")

@@ -209,10 +209,11 @@ struct CompiledRuleSet: Sendable {
     /// The pattern rules as automata, one group per subject.
     let patterns: PatternPlan
 
-    init(field: Field, rules: [CompiledRule], extraPatterns: [PatternPlan.ExtraPattern] = []) {
+    /// With `compilesAutomata` false, the pattern rules run in PCRE2 (see ``PatternPlan/init(uncompiled:)``).
+    init(field: Field, rules: [CompiledRule], extraPatterns: [PatternPlan.ExtraPattern] = [], compilesAutomata: Bool = true) {
         self.field = field
         self.rules = rules
-        self.patterns = PatternPlan(rules, extras: extraPatterns)
+        self.patterns = compilesAutomata ? PatternPlan(rules, extras: extraPatterns) : PatternPlan(uncompiled: rules.count)
     }
 
     /// Every violation of `input`, in pack order; rules for which `skip` is true are not run.
@@ -259,12 +260,14 @@ struct CompiledRuleSet: Sendable {
     ///   - appName: added to every `list` rule with `include-app-name: true`.
     ///   - adjust: a last chance to change a definition (e.g. a configured minimum length).
     ///   - extraPatterns: patterns the validator's own pass needs, compiled into the rules' automata.
+    ///   - compilesAutomata: false leaves the pattern rules to PCRE2 (``PatternPlan/init(uncompiled:)``).
     /// - Throws: ``RulePackError`` with every problem: missing or inapplicable keys (`RP2005`,
     ///   `RP2007`), bad patterns with PCRE2's message and offset (`RP2004`), unknown Swift
     ///   rules (`RP2006`), unknown targets (`RP2008`).
     static func compile(
         _ packs: RulePackSet, field: Field, library: [any FieldRule], appName: String? = nil,
-        extraPatterns: [PatternPlan.ExtraPattern] = [], adjust: (inout RuleDefinition) -> Void = { _ in }
+        extraPatterns: [PatternPlan.ExtraPattern] = [], compilesAutomata: Bool = true,
+        adjust: (inout RuleDefinition) -> Void = { _ in }
     ) throws(RulePackError) -> CompiledRuleSet {
         var sink = DiagnosticSink()
         var named: [String: any FieldRule] = [:]
@@ -289,7 +292,7 @@ struct CompiledRuleSet: Sendable {
             }
         }
         try sink.check()
-        return CompiledRuleSet(field: field, rules: compiled, extraPatterns: extraPatterns)
+        return CompiledRuleSet(field: field, rules: compiled, extraPatterns: extraPatterns, compilesAutomata: compilesAutomata)
     }
 
     private static let keysByKind: [RuleKind: Set<String>] = [

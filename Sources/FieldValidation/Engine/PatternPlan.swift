@@ -36,6 +36,16 @@ struct PatternPlan: Sendable {
     let subjects: [Subject]
     /// Per rule, its slot; nil for rules that are not patterns.
     let slots: [Slot?]
+    /// False for a plan left uncompiled (``init(uncompiled:)``): every pattern rule runs in PCRE2.
+    let isCompiled: Bool
+
+    /// No automata: every pattern rule of `ruleCount` rules runs in PCRE2 (for a validator whose
+    /// hand-written fast path decides most values, so the automata would rarely run).
+    init(uncompiled ruleCount: Int) {
+        subjects = []
+        slots = [Slot?](repeating: nil, count: ruleCount)
+        isCompiled = false
+    }
 
     /// Compiles the pattern rules of `rules`, at most 64 per subject (the rest run in PCRE2),
     /// with `extras`. A rule's outcome bit is its index when there are fewer rules than the
@@ -65,6 +75,7 @@ struct PatternPlan: Sendable {
         var slots = [Slot?](repeating: nil, count: rules.count)
         var subjects: [Subject] = []
         // The automata assume PCRE2's default newline (LF); any other build runs every rule in PCRE2.
+        isCompiled = true
         guard PCRE2Runtime.newlineIsLF else {
             self.subjects = []
             self.slots = slots
