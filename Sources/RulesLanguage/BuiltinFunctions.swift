@@ -9,7 +9,9 @@ import Darwin
 
 extension Builtins {
     static func global(_ name: String, _ args: [Value], _ span: SourceSpan, _ meter: inout WorkMeter) throws(EvaluationError) -> Value {
-        guard args.count == 1 else { throw .functionNotFound(name, span) }
+        // A function production does not have (`bool()`, or `get()` in Storage rules) compiles,
+        // with a warning, and fails only the requests that reach it.
+        guard args.count == 1, BuiltinCatalogue.globalFunctions[name] != nil else { throw .functionNotFound(name, span) }
         let value = args[0]
         try meter.charge(value.stringBytes, span)
         if case .path(let p) = value { try meter.charge(p.segments.count + p.segments.reduce(0) { $0 + $1.utf8.count }, span) }
@@ -64,6 +66,8 @@ extension Builtins {
             }
         case ("math", "sqrt", 1):
             guard let x = args[0].asDouble else { throw unsupported }
+            // Production denies `math.sqrt` of a negative number (an error, not NaN).
+            guard !(x < 0) else { throw .invalidArgument("`math.sqrt(\(args[0]))` of a negative number", span) }
             return .float(x.squareRoot())
         case ("math", "pow", 2):
             guard let x = args[0].asDouble, let y = args[1].asDouble else { throw unsupported }

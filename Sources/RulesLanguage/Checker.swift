@@ -211,6 +211,8 @@ struct Checker {
         report("RL2003", "`\(name)` takes \(expected) argument\(arity.upperBound == 1 ? "" : "s") but \(count) \(count == 1 ? "was" : "were") given", span)
     }
 
+    /// Unknown functions (`RL2002`) are warnings: production compiles such a ruleset, and only the
+    /// requests that reach the call fail (function not found, `RL3006`), so they are denied.
     mutating func checkExpr(_ expr: Expr, scope: [String: Int], variables: Set<String>) {
         switch expr.kind {
         case .identifier(let name):
@@ -229,7 +231,7 @@ struct Checker {
                 checkArity(name, arguments.count, arity, expr.span)
             } else if let arity = BuiltinCatalogue.firestoreFunctions[name] {
                 if service == .storage {
-                    report("RL2002", "`\(name)()` is not available in Storage rules", expr.span, help: "use `firestore.\(name == "exists" ? "exists" : "get")(…)`")
+                    report("RL2002", .warning, "`\(name)()` is not available in Storage rules", expr.span, help: "use `firestore.\(name == "exists" ? "exists" : "get")(…)`")
                 } else {
                     checkArity(name, arguments.count, arity, expr.span)
                 }
@@ -239,7 +241,7 @@ struct Checker {
                 if name == "bool" { help = "`bool()` is documented but not available in production; compare with `== 'true'`" }
                 if name == "size" { help = "use the method form: `x.size()`" }
                 if name == "has" { help = "test presence with `'key' in map`" }
-                report("RL2002", "unknown function `\(name)`", expr.span, help: help)
+                report("RL2002", .warning, "unknown function `\(name)`", expr.span, help: help)
             }
             for argument in arguments { checkExpr(argument, scope: scope, variables: variables) }
         case .call(let receiver?, let name, let arguments):
@@ -250,7 +252,7 @@ struct Checker {
                 } else {
                     var help = Suggestions.closest(to: name, in: functions.keys.sorted()).map { "did you mean `\(namespace).\($0)`?" }
                     if namespace == "math" && name == "isInfinite" { help = "`math.isInfinite` is documented but not available in production" }
-                    report("RL2002", "unknown function `\(namespace).\(name)`", expr.span, help: help)
+                    report("RL2002", .warning, "unknown function `\(namespace).\(name)`", expr.span, help: help)
                 }
             } else {
                 checkExpr(receiver, scope: scope, variables: variables)

@@ -360,19 +360,21 @@ final class Evaluator {
 
     var resourceValue: Value {
         if let cached = resourceValueCache { return cached }
-        let value = request.resource.map(wrapResource) ?? .null
+        let value = request.resource.map { wrapResource($0, existing: true) } ?? .null
         resourceValueCache = value
         return value
     }
 
-    /// Firestore: `{data, id, __name__}`; Storage: the metadata with `name`/`bucket` defaulted from the path.
-    func wrapResource(_ data: Value) -> Value {
+    /// Firestore: `{data, id, __name__}`. Storage: the metadata as given for the existing object
+    /// (`resource`), so reading an absent `name` or `bucket` is an error, as in the rules test
+    /// API; for the object being written (`request.resource`) they default from the path.
+    func wrapResource(_ data: Value, existing: Bool = false) -> Value {
         let path = requestPath
         switch program.service {
         case .firestore:
             return .map(["data": data, "id": .string(path.segments.last ?? ""), "__name__": .path(path)])
         case .storage:
-            guard case .map(var metadata) = data else { return data }
+            guard !existing, case .map(var metadata) = data else { return data }
             if metadata["name"] == nil, path.segments.count > 3 { metadata["name"] = .string(path.segments[3...].joined(separator: "/")) }
             if metadata["bucket"] == nil, path.segments.count > 1 { metadata["bucket"] = .string(path.segments[1]) }
             return .map(metadata)
@@ -394,7 +396,8 @@ final class Evaluator {
         if let namespace = namespace(of: receiver) {
             let args = try evalArguments(arguments)
             if namespace == "firestore" {
-                return try documentLookup(name == "exists" ? "exists" : (name == "get" ? "get" : name), args, span, storage: true)
+                guard name == "get" || name == "exists" else { throw .functionNotFound("firestore.\(name)", span) }
+                return try documentLookup(name, args, span, storage: true)
             }
             return try Builtins.namespaced(namespace, name, args, span, &meter)
         }

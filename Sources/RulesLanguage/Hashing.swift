@@ -7,11 +7,13 @@ import Darwin
 #endif
 
 enum Hashing {
-    /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), big-endian bytes.
-    static func crc32(_ data: [UInt8]) -> [UInt8] { bigEndian(crc(data, polynomial: 0xEDB8_8320)) }
+    /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), little-endian bytes: production's
+    /// `hashing.crc32('123456789').toHexString()` is `2639F4CB`, the check value `CBF43926` reversed.
+    static func crc32(_ data: [UInt8]) -> [UInt8] { littleEndian(crc(data, polynomial: 0xEDB8_8320)) }
 
-    /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), big-endian bytes.
-    static func crc32c(_ data: [UInt8]) -> [UInt8] { bigEndian(crc(data, polynomial: 0x82F6_3B78)) }
+    /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), little-endian bytes like ``crc32(_:)``
+    /// (`839206E3` for `'123456789'`).
+    static func crc32c(_ data: [UInt8]) -> [UInt8] { littleEndian(crc(data, polynomial: 0x82F6_3B78)) }
 
     private static func crc(_ data: [UInt8], polynomial: UInt32) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
@@ -25,6 +27,8 @@ enum Hashing {
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
+
+    private static func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
 
     /// Pads a message for MD5 / SHA-256 (64-byte blocks, bit length at the end).
     private static func pad(_ data: [UInt8], bigEndianLength: Bool) -> [UInt8] {

@@ -323,8 +323,11 @@ struct MocksOnly: DocumentLookup {
         #expect(!program.evaluate(request(.create, uid: "bob")).allowed)
         #expect(!program.evaluate(request(.create, uid: "alice", size: 5 * 1024 * 1024)).allowed)
         #expect(!program.evaluate(request(.create, uid: "alice", type: "text/plain")).allowed)
-        // The existing object's name defaults to the object path.
-        #expect(program.evaluate(request(.update, uid: "alice", existing: true)).allowed)
+        // The existing object's `name` is read as given: absent, reading it is an error that denies.
+        #expect(!program.evaluate(request(.update, uid: "alice", existing: true)).allowed)
+        var named = request(.update, uid: "alice", existing: true)
+        named.resource = .map(["name": .string("profile_pictures/alice/me.png"), "size": .int(10)])
+        #expect(program.evaluate(named).allowed)
         let users = InMemoryDatabase(documents: ["/databases/(default)/documents/users/alice": [:]])
         #expect(program.evaluate(request(.delete, uid: "alice", existing: true), lookup: users).allowed)
         #expect(!program.evaluate(request(.delete, uid: "alice", existing: true)).allowed)
