@@ -130,7 +130,9 @@ public struct DisplayNameChecker: FieldCheckerShortcuts {
 
 /// Email addresses: `normalized` is the NFC local part and lowercased domain, built only when
 /// the output shows it.
-public struct EmailChecker: FieldChecker {
+/// (It takes the engine's default shortcuts: conforming directly spares every record a call
+/// through a wrapper.)
+public struct EmailChecker: FieldCheckerShortcuts {
     public let validator: EmailValidator
 
     public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
@@ -142,7 +144,7 @@ public struct EmailChecker: FieldChecker {
 
 /// Passwords: only violations and, when asked, the strength estimate leave this checker, never
 /// the password or a normalized form.
-public struct PasswordChecker: FieldChecker {
+public struct PasswordChecker: FieldCheckerShortcuts {
     public let validator: PasswordValidator
     /// Whether each outcome carries the password's strength (`validate password --strength`).
     public let estimatesStrength: Bool
