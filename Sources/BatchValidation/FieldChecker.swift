@@ -37,7 +37,12 @@ public struct FieldOutcome: Sendable, Hashable {
     /// The canonical uniqueness key (display names), if any.
     public var key: String?
     /// The password's strength, when the checker estimates it (`validate password --strength`).
-    public var strength: StrengthReport?
+    public var strength: StrengthReport? {
+        get { strengthBox?.report }
+        set { strengthBox = newValue.map(StrengthBox.init) }
+    }
+    /// Boxed: the outcome of every record is copied a few times, and most have no estimate.
+    private var strengthBox: StrengthBox?
 
     /// True when no rule was broken.
     public var isValid: Bool { violations.isEmpty }
@@ -47,8 +52,19 @@ public struct FieldOutcome: Sendable, Hashable {
         self.violations = violations
         self.normalized = normalized
         self.key = key
-        self.strength = strength
+        self.strengthBox = strength.map(StrengthBox.init)
     }
+}
+
+/// An immutable reference to a strength report (see ``FieldOutcome/strength``).
+private final class StrengthBox: Sendable, Hashable {
+    let report: StrengthReport
+
+    init(_ report: StrengthReport) { self.report = report }
+
+    static func == (lhs: StrengthBox, rhs: StrengthBox) -> Bool { lhs.report == rhs.report }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(report) }
 }
 
 /// A password's strength as a record shows it: `"strength": {"score", "guessesLog10",
