@@ -655,16 +655,14 @@ final class Encoder {
             v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload) }
             return v
         case .storage(let m, let nameTerm, let bucketTerm):
+            // A stored object's `name` is its path after `/o/` and its `bucket` the bucket
+            // segment; witnesses state both (`WitnessBuilder`).
+            if name == "name", let nameTerm { return SymValue(.string(nameTerm)) }
+            if name == "bucket", let bucketTerm { return SymValue(.string(bucketTerm)) }
             let e = m.entry(name)
-            let fallback: String? = name == "name" ? nameTerm : (name == "bucket" ? bucketTerm : nil)
             var v = e.leaf.value
             v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload) }
-            if let fallback {
-                v.err = "false"
-                v.alts.append(.init(guard_: SMT.not(e.present), payload: .string(fallback)))
-            } else {
-                v.err = SMT.not(e.present)
-            }
+            v.err = SMT.not(e.present)
             return v
         }
     }
@@ -674,7 +672,8 @@ final class Encoder {
         switch ref {
         case .literal(let fields): return fields.contains { $0.0 == key } ? "true" : "false"
         case .symbolic(let m): return m.entry(key).present
-        case .storage(let m, _, _): return key == "name" || key == "bucket" ? "true" : m.entry(key).present
+        case .storage(let m, let name, let bucket):
+            return (key == "name" && name != nil) || (key == "bucket" && bucket != nil) ? "true" : m.entry(key).present
         }
     }
 
@@ -1002,8 +1001,9 @@ final class Encoder {
                 return durationFunction(name, arguments.map(encode), span)
             case "firestore" where service == .storage:
                 let args = arguments.map(encode)
-                guard args.count == 1 else { return .error }
-                return lookup(name == "exists" ? "exists" : "get", args[0], span, storage: true)
+                // Any other `firestore.` function is not found: an error, as in the evaluator.
+                guard args.count == 1, name == "get" || name == "exists" else { return .error }
+                return lookup(name, args[0], span, storage: true)
             default: break
             }
         }
@@ -1022,6 +1022,13 @@ final class Encoder {
             return lookup(name, args[0], span, storage: false)
         }
         switch name {
+        case "path" where args.count == 1:
+            // `path('/b/x/o/a')` splits a literal exactly, as the evaluator does; only strings convert.
+            return map(args[0]) { p in
+                guard case .string(let text) = p else { return .error }
+                guard let concrete = SMT.concreteString(text) else { return anyValue("`path()` of a computed string", span) }
+                return SymValue(.path(PathValue(concrete).segments.map(SMT.string)))
+            }
         case "string", "int", "float", "path":
             return anyValue("`\(name)()`", span)
         default:

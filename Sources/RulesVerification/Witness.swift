@@ -55,14 +55,17 @@ final class WitnessBuilder {
             guard let uid = model.string(encoder.uid), let token = map(encoder.token) else { problem = "no value for the user"; return nil }
             fields.append(("auth", "{\"uid\": \(jsonString(uid)), \"token\": \(token)}"))
         }
+        // A Storage object names itself: `name` is the path after `/o/`, `bucket` the bucket segment.
+        let identity: [(String, String)] = service == .storage && segments.count > 3
+            ? [("name", jsonString(segments[3...].joined(separator: "/"))), ("bucket", jsonString(segments[1]))] : []
         if model.bool(encoder.resourceExists) ?? false {
-            guard let data = map(encoder.resourceData) else { return nil }
+            guard let data = map(encoder.resourceData, fixed: identity) else { return nil }
             fields.append(("resource", data))
         } else {
             fields.append(("resource", "null"))
         }
         if let requestData = encoder.requestData {
-            guard let data = map(requestData) else { return nil }
+            guard let data = map(requestData, fixed: identity) else { return nil }
             fields.append(("requestResource", data))
         }
         var before: [(String, String)] = []
@@ -123,9 +126,10 @@ final class WitnessBuilder {
 
     // MARK: - Values
 
-    private func map(_ m: SymMap) -> String? {
-        var entries: [String] = []
-        for key in m.keys {
+    /// The map's JSON object; `fixed` entries replace whatever the model says for their keys.
+    private func map(_ m: SymMap, fixed: [(String, String)] = []) -> String? {
+        var entries = fixed.map { "\(jsonString($0.0)): \($0.1)" }
+        for key in m.keys where !fixed.contains(where: { $0.0 == key }) {
             guard let entry = m.entries[key], model.bool(entry.present) ?? false else { continue }
             guard let value = leaf(entry.leaf) else { return nil }
             entries.append("\(jsonString(key)): \(value)")
