@@ -69,15 +69,6 @@ struct DFABuilder {
         case end = 2
 
         func joined(_ other: Constraint) -> Constraint { rawValue >= other.rawValue ? self : other }
-
-        /// After consuming `byte`, or nil when the thread dies.
-        func after(_ byte: UInt8) -> Constraint? {
-            switch self {
-            case .free: .free
-            case .endOrFinalNewline: byte == 0x0A ? .end : nil
-            case .end: nil
-            }
-        }
     }
 
     /// A thread as one number: NFA state << 2 | constraint.

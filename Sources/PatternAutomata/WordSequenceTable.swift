@@ -64,14 +64,6 @@ struct WordSequenceTable {
         }
     }
 
-    /// Forgets every sequence, keeping the storage.
-    mutating func removeAll() {
-        words.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
-        hashes.removeAll(keepingCapacity: true)
-        for slot in slots.indices { slots[slot] = 0 }
-    }
-
     private mutating func grow() {
         slots = [Int32](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1

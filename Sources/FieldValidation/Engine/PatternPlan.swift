@@ -53,24 +53,26 @@ struct PatternPlan: Sendable {
     init(_ rules: [CompiledRule], extras: [ExtraPattern] = []) {
         let bitsAreRuleIndices = rules.count <= (extras.map(\.bit).min() ?? 64)
         var subjectNames: [String] = []
-        var members: [[(rule: Int?, pattern: String, use: PatternUse)]] = []
-        func add(_ rule: Int?, _ pattern: String, _ use: PatternUse, on target: String) {
+        /// Per subject, its patterns: the rule each decides (nil for an extra) and its outcome bit
+        /// when bits are rule indices.
+        var members: [[(rule: Int?, bit: Int, pattern: String, use: PatternUse)]] = []
+        func add(_ rule: Int?, bit: Int, _ pattern: String, _ use: PatternUse, on target: String) {
             if let known = subjectNames.firstIndex(of: target) {
-                members[known].append((rule, pattern, use))
+                members[known].append((rule, bit, pattern, use))
             } else {
                 subjectNames.append(target)
-                members.append([(rule, pattern, use)])
+                members.append([(rule, bit, pattern, use)])
             }
         }
         for (index, rule) in rules.enumerated() {
             switch rule.check {
-            case .mustMatch(let compiled): add(index, compiled.source, .wholeSubject, on: rule.target)
-            case .mustNotMatch(let compiled): add(index, compiled.source, .search, on: rule.target)
+            case .mustMatch(let compiled): add(index, bit: index, compiled.source, .wholeSubject, on: rule.target)
+            case .mustNotMatch(let compiled): add(index, bit: index, compiled.source, .search, on: rule.target)
             default: continue
             }
         }
         if bitsAreRuleIndices {
-            for extra in extras { add(nil, extra.pattern, extra.use, on: extra.subject) }
+            for extra in extras { add(nil, bit: extra.bit, extra.pattern, extra.use, on: extra.subject) }
         }
         var slots = [Slot?](repeating: nil, count: rules.count)
         var subjects: [Subject] = []
@@ -83,10 +85,7 @@ struct PatternPlan: Sendable {
         }
         for (name, group) in zip(subjectNames, members) {
             let compiled = Array(group.prefix(64))
-            let bits = compiled.enumerated().map { position, member in
-                guard bitsAreRuleIndices else { return position }
-                return member.rule ?? extras.first { $0.subject == name && $0.pattern == member.pattern }?.bit ?? position
-            }
+            let bits = compiled.enumerated().map { position, member in bitsAreRuleIndices ? member.bit : position }
             let set = PatternSet(compiled.map { (pattern: $0.pattern, use: $0.use) }, bits: bits)
             for (position, member) in compiled.enumerated() {
                 guard let rule = member.rule else { continue }
