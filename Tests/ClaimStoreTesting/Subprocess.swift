@@ -12,6 +12,11 @@ import Darwin
 /// `Process` child (seen on Linux: the helper stays a zombie and `waitUntilExit()` never
 /// returns), which is exactly what happens when a test stops the database under a running
 /// `validate` batch.
+///
+/// The child gets only stdin, stdout and stderr: every other descriptor of the test process
+/// (the pipes of other tests' children, client sockets) is closed in it. A daemon the helper
+/// starts (`scripts/postgres resume` starts the server) would otherwise hold another test's
+/// pipe open for as long as it lives, and that test would wait for its end forever.
 public enum Subprocess {
     /// Runs `arguments` (the first is looked up in `PATH`) with `environment` added to this
     /// process's environment; stdout is discarded.
@@ -29,6 +34,15 @@ public enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Only 0, 1 and 2 reach the child.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        #if canImport(Glibc)
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        #else
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #endif
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -36,7 +50,7 @@ public enum Subprocess {
             envp.forEach { free($0) }
         }
         var pid = pid_t()
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw CheckFailure("cannot start `\(arguments.joined(separator: " "))`: error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
@@ -46,4 +60,12 @@ public enum Subprocess {
         let exited = status & 0x7f == 0
         return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), errors)
     }
+
+    #if canImport(Glibc)
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc
+    /// module does not import.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+    #endif
 }

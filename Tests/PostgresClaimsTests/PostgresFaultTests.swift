@@ -165,6 +165,22 @@ extension PostgresClaimStoreTests {
             #expect(storeWasVictim >= 1, "PostgreSQL never aborted the rename in 4 rounds")
         }
 
+        /// The server a test resumes holds no descriptor of the test process: a pipe open here
+        /// while the server starts reaches its end as soon as this process closes its own copy.
+        /// (A server holding another test's pipe once left that test waiting for ever.)
+        @Test func aResumedServerHoldsNoDescriptorOfTheTests() throws {
+            var ends: [Int32] = [0, 0]
+            try require(pipe(&ends) == 0, "pipe() failed: errno \(errno)")
+            defer { close(ends[0]) }
+            try TestServer.control("crash")
+            try TestServer.control("resume")
+            close(ends[1])
+            var reader = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+            let ready = poll(&reader, 1, 10_000)
+            #expect(ready == 1 && reader.revents & Int16(POLLHUP) != 0,
+                    "the pipe's write end is still open elsewhere (poll \(ready), events \(reader.revents))")
+        }
+
         @Test func theServerStoppingMidUseIsAFaultAndTheSameStoreRecovers() async throws {
             let url = TestDatabase.freshURL()
             let store = PostgresClaimStore(location: try PostgresLocation(url: url), policy: TestDisplayNamePolicy(),
