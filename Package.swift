@@ -129,6 +129,7 @@ let package = Package(
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
             "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
+            "RulesKitHummingbird",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -145,24 +145,16 @@ public struct ValidationProblem: Error, Sendable, HTTPResponseError {
 
     /// The problem document: `{"type", "title", "status", "detail", "errors"}` (`errors` for 422).
     public var document: [UInt8] {
-        struct Document: Encodable {
-            var type: String
-            var title: String
-            var status: Int
-            var detail: String
+        struct Errors: Encodable, Sendable {
             var errors: [FieldError]?
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let document = Document(type: type, title: title, status: status.code, detail: detail,
-                                errors: status == .unprocessableContent ? errors : nil)
-        // INVARIANT: strings, an integer and an array of strings always encode.
-        return (try? encoder.encode(document)).map(Array.init) ?? []
+        return ProblemDetails(type: type, title: title, status: status.code, detail: detail,
+                              extensions: Errors(errors: status == .unprocessableContent ? errors : nil)).json
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = document
-        return Response(status: status, headers: [.contentType: "application/problem+json", .contentLength: String(body.count)],
+        return Response(status: status, headers: [.contentType: ProblemMediaType.name, .contentLength: String(body.count)],
                         body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

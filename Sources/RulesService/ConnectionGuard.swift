@@ -188,7 +188,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             (answering, pending) = (pending, nil)
             switch answering {
             case .replace(let error):
-                var head = HTTPResponse(status: error.status, headerFields: error.headers)
+                var head = HTTPResponse(status: error.status, headerFields: error.headers())
                 head.headerFields[.contentLength] = String(error.body.count)
                 context.write(wrapOutboundOut(.head(head)), promise: promise)
             case .drop, nil:

@@ -10,7 +10,9 @@ info:
   summary: Sign-up field validation, display-name availability and claims, and security rules decisions.
   description: |
     `validate serve` answers over HTTP what RulesKit answers in-process. Every error is
-    `{"error": {"code", "message"}}` with a stable code; messages never quote a password.
+    `{"error": {"code", "message"}}` with a stable code, or, when the request's `Accept` lists
+    `application/problem+json`, an RFC 9457 problem that also carries that member (`Problem`);
+    messages never quote a password.
     Request bodies are JSON (`application/json`) except the streamed batch (`application/x-ndjson`).
     Unknown members of JSON request objects are ignored unless a schema says otherwise.
     Path parameters are percent-decoded.
@@ -367,56 +369,78 @@ components:
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     Unauthorized:
       description: '`API1101` no bearer token; `API1102` the token names no user, or a user id that cannot act on claims (empty or with a control character; the message names `AV1008`).'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     Forbidden:
       description: '`AV1005` another user holds the name; `AV1007` the security rules refuse the change.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     NotFound:
       description: '`API1201` unknown field; `API1202` unknown ruleset; `API1203` no such endpoint; `API1206` the server has no breached-password store (`--breached`).'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     Conflict:
       description: '`AV1003` the name is taken; `AV1004` nobody holds it; `AV1006` the user already holds another name.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     InvalidName:
       description: '`AV1001` the name breaks the display-name rules (the message lists how); `AV1002` it is reserved.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     BodyIdle:
       description: '`API1602` no more of the request body arrived for `--stream-idle-timeout` seconds before the first row was ready; `API1603` the body came slower than `--stream-min-rate` before the first row was ready.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     Misdirected:
       description: '`API1205` the server runs with `--dev-auth` and the request''s `Host` is not a loopback name or address (`localhost`, `127.0.0.0/8`, `[::1]`, each with an optional port).'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     HeadersTooLarge:
       description: '`API1303` the request''s headers are over the 80 KiB limit, with `Connection: close`.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     TooLarge:
       description: '`API1301` the body is larger than `--max-body-bytes`.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     UnsupportedMediaType:
       description: '`API1401` the body is not sent with the content type the endpoint reads.'
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     TooManyRequests:
       description: '`API1501` too many name lookups, claims, releases and renames from this client (or, for claims, releases and renames, by this user); `API1502` every batch stream slot is taken.'
       headers:
@@ -424,6 +448,8 @@ components:
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
     Unavailable:
       description: '`AV3001`…`AV3015` the claims store cannot answer; `API1601` the request took longer than `--request-timeout`.'
       headers:
@@ -431,12 +457,43 @@ components:
       content:
         application/json:
           schema: {$ref: '#/components/schemas/Error'}
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
   schemas:
     Error:
       type: object
       required: [error]
       additionalProperties: false
       properties:
+        error:
+          type: object
+          required: [code, message]
+          additionalProperties: false
+          properties:
+            code:
+              type: string
+            message:
+              type: string
+    Problem:
+      type: object
+      description: |
+        An error as an RFC 9457 problem, answered when the request's `Accept` lists
+        `application/problem+json` (otherwise the error is the `Error` object). `type` is
+        `urn:ruleskit:problem:` and the code, `title` the code's summary, `detail` the message;
+        `error` repeats the `Error` object's member.
+      required: [type, title, status, detail, code, error]
+      additionalProperties: false
+      properties:
+        type:
+          type: string
+        title:
+          type: string
+        status:
+          type: integer
+        detail:
+          type: string
+        code:
+          type: string
         error:
           type: object
           required: [code, message]

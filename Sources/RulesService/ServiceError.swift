@@ -1,9 +1,12 @@
 import Availability
 import Foundation
 import Hummingbird
+import RulesKitHummingbird
 
 /// A request the service answers with an error: a status, a stable code and a sentence, sent
-/// as `{"error": {"code", "message"}}`. Messages never quote a request's values.
+/// as `{"error": {"code", "message"}}`, or as an RFC 9457 problem that also carries that member
+/// when the request's `Accept` lists `application/problem+json` (see ``problem``). Messages never
+/// quote a request's values.
 public struct ServiceError: Error, Sendable, HTTPResponseError {
     /// The HTTP status.
     public var status: HTTPResponse.Status
@@ -30,13 +33,18 @@ public struct ServiceError: Error, Sendable, HTTPResponseError {
         self.closesConnection = closesConnection
     }
 
+    /// The answer: ``problem`` as `application/problem+json` when the request's `Accept` lists
+    /// that type, else ``body`` as `application/json`.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        let asProblem = ProblemMediaType.isAccepted(by: request.headers[.accept])
+        return Response(status: status, headers: headers(problem: asProblem),
+                        body: .init(byteBuffer: ByteBuffer(bytes: asProblem ? problem : body)))
     }
 
-    /// `Content-Type`, and `Retry-After`, `Allow`, `Connection: close` when they apply.
-    var headers: HTTPFields {
-        var headers: HTTPFields = [.contentType: "application/json"]
+    /// `Content-Type` (`application/problem+json` when `problem`), and `Retry-After`, `Allow`,
+    /// `Connection: close` when they apply.
+    func headers(problem: Bool = false) -> HTTPFields {
+        var headers: HTTPFields = [.contentType: problem ? ProblemMediaType.name : "application/json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let allow { headers[.allow] = allow }
         if closesConnection { headers[.connection] = "close" }
@@ -49,6 +57,27 @@ public struct ServiceError: Error, Sendable, HTTPResponseError {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // INVARIANT: a dictionary of strings always encodes.
         return (try? encoder.encode(["error": ["code": code, "message": message]])).map(Array.init) ?? []
+    }
+
+    /// The error as an RFC 9457 problem, written by RulesKitHummingbird's ``ProblemDetails`` as
+    /// every problem RulesKit answers: `{"type": "urn:ruleskit:problem:CODE", "title", "status",
+    /// "detail", "code"}` (`title` the code's summary, `detail` the message), with ``body``'s
+    /// `error` member as well, so a client reads the code the same way in both.
+    var problem: [UInt8] {
+        struct Members: Encodable, Sendable {
+            var code: String
+            var error: [String: String]
+        }
+        return ProblemDetails(type: "urn:ruleskit:problem:\(code)", title: title, status: Int(status.code), detail: message,
+                              extensions: Members(code: code, error: ["code": code, "message": message])).json
+    }
+
+    /// The code's summary from its catalogue, as a sentence; the status's reason phrase for a
+    /// code no catalogue lists.
+    var title: String {
+        let summary = ServiceCodes.all.first { $0.id == code }?.summary ?? AvailabilityCodes.all.first { $0.id == code }?.summary
+        guard let summary, let first = summary.first else { return status.reasonPhrase }
+        return first.uppercased() + summary.dropFirst() + "."
     }
 }
 

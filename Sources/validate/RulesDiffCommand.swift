@@ -208,8 +208,10 @@ struct GitRevision {
         }
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        guard FileManager.default.createFile(atPath: out.path, contents: nil),
+              FileManager.default.createFile(atPath: err.path, contents: nil) else {
+            return (127, Data(), Data("cannot create a temporary file".utf8))
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git"] + arguments

@@ -126,3 +126,33 @@ import Testing
         }
     }
 }
+
+/// The problem document type and its media type.
+@Suite struct ProblemDetailsTests {
+    @Test(arguments: [
+        ("application/problem+json", true),
+        ("application/json, application/problem+json", true),
+        ("text/html;q=0.9, Application/Problem+JSON ; q=0.1", true),
+        ("application/problem+json;q=0", false),
+        ("application/problem+json;q=0.0", false),
+        ("application/json", false),
+        ("*/*", false),
+        ("application/problem+xml", false),
+        ("", false),
+    ])
+    func acceptLists(_ accept: String, asks: Bool) {
+        #expect(ProblemMediaType.isAccepted(by: accept) == asks)
+    }
+
+    @Test func noAcceptHeaderAsksForNothing() {
+        #expect(!ProblemMediaType.isAccepted(by: nil))
+    }
+
+    @Test func extensionMembersJoinTheStandardOnes() throws {
+        struct Members: Encodable, Sendable { var code = "X1"; var errors = ["a", "b"] }
+        let json = ProblemDetails(type: "urn:x", title: "T.", status: 409, detail: "D.", extensions: Members()).json
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
+        #expect(Set(object.keys) == ["type", "title", "status", "detail", "code", "errors"])
+        #expect(object["status"] as? Int == 409 && object["code"] as? String == "X1" && object["errors"] as? [String] == ["a", "b"])
+    }
+}
