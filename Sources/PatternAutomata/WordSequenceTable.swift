@@ -23,19 +23,15 @@ struct WordSequenceTable {
     /// How many distinct sequences there are.
     var count: Int { ends.count }
 
-    /// Sequence `index`'s words.
-    func sequence(_ index: Int) -> ArraySlice<UInt32> {
-        words[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
-    }
-
     /// Sequence `index`'s words, copied into `buffer` (replacing its contents).
-    func copy(_ index: Int, into buffer: inout [UInt32]) {
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: sequence(index))
+    func copy(_ index: Int, into buffer: inout WordBuffer) {
+        buffer.removeAll()
+        for word in words[(index == 0 ? 0 : ends[index - 1])..<ends[index]] { buffer.append(word) }
     }
 
-    /// The number of `sequence`, and whether it was added (not seen before).
-    mutating func intern(_ sequence: [UInt32]) -> (index: Int, added: Bool) {
+    /// The number of `buffer`'s words, and whether they were added (not seen before).
+    mutating func intern(_ buffer: borrowing WordBuffer) -> (index: Int, added: Bool) {
+        let sequence = buffer.words
         let hash = Self.hash(sequence)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -53,14 +49,12 @@ struct WordSequenceTable {
     }
 
     /// Whether sequence `index` is `sequence`.
-    private func equals(_ index: Int, _ sequence: [UInt32]) -> Bool {
+    private func equals(_ index: Int, _ sequence: UnsafeBufferPointer<UInt32>) -> Bool {
         let start = index == 0 ? 0 : ends[index - 1]
         guard ends[index] - start == sequence.count else { return false }
         return words.withUnsafeBufferPointer { words in
-            sequence.withUnsafeBufferPointer { sequence in
-                for offset in sequence.indices where words[start + offset] != sequence[offset] { return false }
-                return true
-            }
+            for offset in sequence.indices where words[start + offset] != sequence[offset] { return false }
+            return true
         }
     }
 
@@ -75,12 +69,50 @@ struct WordSequenceTable {
     }
 
     /// A multiply-rotate hash (as rustc's FxHash), folded so the low bits index slots well.
-    private static func hash(_ sequence: [UInt32]) -> UInt64 {
+    private static func hash(_ sequence: UnsafeBufferPointer<UInt32>) -> UInt64 {
         var hash = UInt64(truncatingIfNeeded: sequence.count)
         for word in sequence {
             hash = ((hash << 5) | (hash >> 59)) ^ UInt64(word)
             hash = hash &* 0x517C_C1B7_2722_0A95
         }
         return hash ^ (hash >> 29)
+    }
+}
+
+/// A growable run of words over raw memory, reused for every key of a construction: appending
+/// and emptying it costs no uniqueness check, copy-on-write or generic range replacement.
+struct WordBuffer: ~Copyable {
+    // INVARIANT: `base` holds `capacity` words, the first `count` initialized; freed in `deinit`.
+    private var base: UnsafeMutablePointer<UInt32>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The words, valid until the buffer next changes.
+    var words: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: base, count: count) }
+
+    subscript(index: Int) -> UInt32 { base[index] }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always)
+    mutating func append(_ word: UInt32) {
+        if count == capacity { grow() }
+        base[count] = word
+        count += 1
+    }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity *= 2
     }
 }
