@@ -144,15 +144,17 @@ extension ClaimStore {
 /// whose owner is among the users), calls ``plan(holdings:)``, and applies the plan's
 /// ``BatchPlan/deletes`` then ``BatchPlan/inserts`` in the same transaction. The plan decides the
 /// records one after another in input order, on the claims as the earlier records left them,
-/// with the same rules and wording as the stores' single requests (``ClaimVerdict``), so a batch
-/// gives every record the answer that a request per record, in order, would have given.
-/// Records the policy or the user check refuse are decided here and never reach storage.
+/// with the rules of a single request (``CheckedClaim``, ``CheckedRelease``, ``CheckedRename``),
+/// so a batch gives every record the answer that a request per record, in order, would have
+/// given. Records the policy or the user check refuse are decided here and never reach storage.
+/// A store decides a single release or rename as a batch of one record, or with its own SQL and
+/// the same checked requests.
 public struct PreparedBatch: Sendable {
     enum Record: Sendable {
         case decided(ClaimOutcome)
-        case claim(name: String, key: String, user: String)
-        case release(name: String, key: String, user: String)
-        case rename(old: String, oldKey: String, name: String, key: String, user: String)
+        case claim(CheckedClaim)
+        case release(CheckedRelease)
+        case rename(CheckedRename)
     }
 
     let records: [Record]
@@ -172,13 +174,16 @@ public struct PreparedBatch: Sendable {
         for record in records {
             switch record {
             case .decided: break
-            case .claim(_, let key, let user), .release(_, let key, let user):
-                add(key: key)
-                add(user: user)
-            case .rename(_, let oldKey, _, let key, let user):
-                add(key: oldKey)
-                add(key: key)
-                add(user: user)
+            case .claim(let claim):
+                add(key: claim.key)
+                add(user: claim.user)
+            case .release(let release):
+                add(key: release.key)
+                add(user: release.user)
+            case .rename(let rename):
+                add(key: rename.oldKey)
+                add(key: rename.key)
+                add(user: rename.user)
             }
         }
         self.keys = keys
@@ -191,43 +196,39 @@ public struct PreparedBatch: Sendable {
     /// True when no record reaches storage (every one was refused before it).
     public var isDecided: Bool { keys.isEmpty }
 
-    /// Claims: each name checked by `policy` and each user id by ``UserID``.
+    /// The batch's outcome when no record reaches storage (``isDecided``): every record's
+    /// refusal, with nothing read or written. Nil when some record needs the stored claims.
+    public var decidedOutcome: BatchOutcome? {
+        isDecided ? BatchOutcome(outcomes: plan(holdings: []).outcomes) : nil
+    }
+
+    /// Claims: each checked as ``CheckedClaim/check(_:policy:)`` does.
     public static func claims(_ batch: [NameRequest], policy: any DisplayNamePolicy) -> PreparedBatch {
         PreparedBatch(batch.map { request in
-            let evaluation = policy.evaluate(request.name)
-            if let refusal = ClaimVerdict.refusing(user: request.user, name: request.name, key: evaluation.key) {
-                return .decided(refusal)
-            }
-            switch PreparedName.prepare(request.name, evaluation: evaluation) {
-            case .refused(let outcome): return .decided(outcome)
-            case .claimable(let name, let key): return .claim(name: name, key: key, user: request.user)
+            switch CheckedClaim.check(request, policy: policy) {
+            case .refused(let outcome): .decided(outcome)
+            case .ready(let claim): .claim(claim)
             }
         })
     }
 
-    /// Releases: each user id checked by ``UserID`` (a name the policy refuses is simply not held).
+    /// Releases: each checked as ``CheckedRelease/check(_:policy:)`` does (a name the policy
+    /// refuses is simply not held).
     public static func releases(_ batch: [NameRequest], policy: any DisplayNamePolicy) -> PreparedBatch {
         PreparedBatch(batch.map { request in
-            let key = policy.evaluate(request.name).key
-            if let refusal = ClaimVerdict.refusing(user: request.user, name: request.name, key: key) {
-                return .decided(refusal)
+            switch CheckedRelease.check(request, policy: policy) {
+            case .refused(let outcome): .decided(outcome)
+            case .ready(let release): .release(release)
             }
-            return .release(name: request.name, key: key, user: request.user)
         })
     }
 
-    /// Renames: each new name checked by `policy` and each user id by ``UserID``.
+    /// Renames: each checked as ``CheckedRename/check(_:policy:)`` does.
     public static func renames(_ batch: [RenameRequest], policy: any DisplayNamePolicy) -> PreparedBatch {
         PreparedBatch(batch.map { request in
-            let oldKey = policy.evaluate(request.old).key
-            let evaluation = policy.evaluate(request.new)
-            if let refusal = ClaimVerdict.refusing(user: request.user, name: request.new, key: evaluation.key) {
-                return .decided(refusal)
-            }
-            switch PreparedName.prepare(request.new, evaluation: evaluation) {
-            case .refused(let outcome): return .decided(outcome)
-            case .claimable(let name, let key):
-                return .rename(old: request.old, oldKey: oldKey, name: name, key: key, user: request.user)
+            switch CheckedRename.check(request, policy: policy) {
+            case .refused(let outcome): .decided(outcome)
+            case .ready(let rename): .rename(rename)
             }
         })
     }
@@ -244,43 +245,18 @@ public struct PreparedBatch: Sendable {
         var outcomes: [ClaimOutcome] = []
         outcomes.reserveCapacity(records.count)
         for record in records {
-            switch record {
-            case .decided(let outcome):
-                outcomes.append(outcome)
-            case .claim(let name, let key, let user):
-                let holder = state.holder(ofKey: key)
-                let held = state.claim(heldBy: user)
-                if holder == nil, held == nil {
-                    state.insert(Claim(name: name, key: key, owner: user))
-                    outcomes.append(ClaimOutcome(name: name, key: key, claimed: true, owner: user))
-                } else {
-                    // INVARIANT: a conflict is explained by the key's holder or the user's name.
-                    outcomes.append(ClaimVerdict.afterConflict(name: name, key: key, user: user, holderOfKey: holder, heldByUser: held)
-                        ?? ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [.taken(name)]))
-                }
-            case .release(let name, let key, let user):
-                let holder = state.holder(ofKey: key)
-                guard let holder, UserID.same(holder.owner, user) else {
-                    outcomes.append(ClaimVerdict.notHeld(name: name, key: key, holder: holder))
-                    continue
-                }
-                state.remove(holder)
-                outcomes.append(ClaimOutcome(name: holder.name, key: key, claimed: false, owner: nil))
-            case .rename(let old, let oldKey, let name, let key, let user):
-                let held = state.holder(ofKey: oldKey)
-                guard let held, UserID.same(held.owner, user) else {
-                    outcomes.append(ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: held,
-                                                                  newHolder: state.holder(ofKey: key), user: user))
-                    continue
-                }
-                if let holder = state.holder(ofKey: key), !UserID.same(holder.owner, user) {
-                    outcomes.append(ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)]))
-                    continue
-                }
-                state.remove(held)
-                state.insert(Claim(name: name, key: key, owner: user))
-                outcomes.append(ClaimOutcome(name: name, key: key, claimed: true, owner: user))
+            let decision = switch record {
+            case .decided(let outcome): Decision(outcome: outcome)
+            case .claim(let claim):
+                claim.decide(holderOfKey: state.holder(ofKey: claim.key), heldByUser: state.claim(heldBy: claim.user))
+            case .release(let release):
+                release.decide(holder: state.holder(ofKey: release.key))
+            case .rename(let rename):
+                rename.decide(oldHolder: state.holder(ofKey: rename.oldKey), newHolder: state.holder(ofKey: rename.key))
             }
+            if let deleted = decision.delete { state.remove(deleted) }
+            if let inserted = decision.insert { state.insert(inserted) }
+            outcomes.append(decision.outcome)
         }
         let (deletes, inserts) = state.changes()
         return BatchPlan(outcomes: outcomes, deletes: deletes, inserts: inserts)

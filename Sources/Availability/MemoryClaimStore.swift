@@ -2,6 +2,10 @@
 ///
 /// Every operation runs on the actor, so each is atomic. Keys and user ids are compared byte
 /// for byte, as the databases compare them (``UserID``).
+///
+/// Its single requests are decided here, on its dictionaries, and not by the batch planner
+/// (``PreparedBatch``) that its batches use: the batch conformance tests take them as the
+/// reference the planner is checked against.
 public actor MemoryClaimStore: ClaimStore {
     public nonisolated let policy: any DisplayNamePolicy
     private var claimsByKey: [ExactKey: Claim] = [:]
@@ -27,50 +31,48 @@ public actor MemoryClaimStore: ClaimStore {
     }
 
     public func claim(_ name: String, by user: String) throws(ClaimStoreError) -> ClaimOutcome {
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
-        switch PreparedName.prepare(name, with: policy) {
+        switch CheckedClaim.check(NameRequest(name: name, user: user), policy: policy) {
         case .refused(let outcome):
             return outcome
-        case .claimable(let name, let key):
-            if claimsByKey[ExactKey(key)] == nil, keyByUser[ExactKey(user)] == nil {
-                insert(Claim(name: name, key: key, owner: user))
-                return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+        case .ready(let claim):
+            let holder = claimsByKey[ExactKey(claim.key)]
+            let held = keyByUser[ExactKey(user)].flatMap { claimsByKey[ExactKey($0)] }
+            if holder == nil, held == nil {
+                insert(claim.stored)
+                return claim.claimed
             }
             // INVARIANT: a conflict is always explained by the key's holder or the user's name.
-            return ClaimVerdict.afterConflict(
-                name: name, key: key, user: user, holderOfKey: claimsByKey[ExactKey(key)],
-                heldByUser: keyByUser[ExactKey(user)].flatMap { claimsByKey[ExactKey($0)] })
-                ?? ClaimOutcome(name: name, key: key, claimed: false, owner: nil, problems: [.taken(name)])
+            return claim.afterConflict(holderOfKey: holder, heldByUser: held)
+                ?? ClaimOutcome(name: claim.name, key: claim.key, claimed: false, owner: nil, problems: [.taken(claim.name)])
         }
     }
 
     public func release(_ name: String, by user: String) throws(ClaimStoreError) -> ClaimOutcome {
-        let key = policy.evaluate(name).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
-        guard let holder = claimsByKey[ExactKey(key)], UserID.same(holder.owner, user) else {
-            return ClaimVerdict.notHeld(name: name, key: key, holder: claimsByKey[ExactKey(key)])
+        switch CheckedRelease.check(NameRequest(name: name, user: user), policy: policy) {
+        case .refused(let outcome):
+            return outcome
+        case .ready(let release):
+            guard let holder = claimsByKey[ExactKey(release.key)], UserID.same(holder.owner, user) else {
+                return release.notHeld(holder: claimsByKey[ExactKey(release.key)])
+            }
+            remove(holder)
+            return release.released(heldName: holder.name)
         }
-        remove(holder)
-        return ClaimOutcome(name: holder.name, key: key, claimed: false, owner: nil)
     }
 
     public func rename(from old: String, to new: String, by user: String) throws(ClaimStoreError) -> ClaimOutcome {
-        let oldKey = policy.evaluate(old).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: new, key: policy.evaluate(new).key) { return refusal }
-        switch PreparedName.prepare(new, with: policy) {
+        switch CheckedRename.check(RenameRequest(old: old, new: new, user: user), policy: policy) {
         case .refused(let outcome):
             return outcome
-        case .claimable(let name, let key):
-            guard let held = claimsByKey[ExactKey(oldKey)], UserID.same(held.owner, user) else {
-                return ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: claimsByKey[ExactKey(oldKey)],
-                                                     newHolder: claimsByKey[ExactKey(key)], user: user)
+        case .ready(let rename):
+            let newHolder = claimsByKey[ExactKey(rename.key)]
+            guard let held = claimsByKey[ExactKey(rename.oldKey)], UserID.same(held.owner, user) else {
+                return rename.withoutOld(oldHolder: claimsByKey[ExactKey(rename.oldKey)], newHolder: newHolder)
             }
-            if let holder = claimsByKey[ExactKey(key)], !UserID.same(holder.owner, user) {
-                return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])
-            }
+            if let newHolder, !UserID.same(newHolder.owner, user) { return rename.taken(by: newHolder) }
             remove(held)
-            insert(Claim(name: name, key: key, owner: user))
-            return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+            insert(rename.stored)
+            return rename.renamed
         }
     }
 

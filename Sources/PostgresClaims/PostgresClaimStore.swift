@@ -220,26 +220,20 @@ public final class PostgresClaimStore: ClaimStore {
     // MARK: - ClaimStore
 
     public func availability(of name: String) async throws(ClaimStoreError) -> NameAvailability {
-        switch PreparedName.prepare(name, with: policy) {
-        case .refused(let outcome):
-            return ClaimVerdict.availability(refused: outcome)
-        case .claimable(let name, let key):
-            let holder = try await connection { connection in try await self.holder(ofKey: key, connection) }
-            return ClaimVerdict.availability(name: name, key: key, holder: holder)
+        try await PreparedName.availability(of: name, with: policy) { key throws(ClaimStoreError) in
+            try await self.connection { connection in try await self.holder(ofKey: key, connection) }
         }
     }
 
     public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
-        let candidates = PreparedName.claimable(among: names, with: policy)
-        guard !candidates.isEmpty else { return [] }
-        let keys = candidates.map(\.key)
-        let taken = try await connection { connection in
-            let rows = try await connection.query("SELECT key FROM \(unescaped: self.table) WHERE key = ANY(\(keys))", logger: self.logger)
-            var taken: Set<String> = []
-            for try await key in rows.decode(String.self) { taken.insert(key) }
-            return taken
+        try await PreparedName.available(among: names, with: policy) { keys throws(ClaimStoreError) in
+            try await self.connection { connection in
+                let rows = try await connection.query("SELECT key FROM \(unescaped: self.table) WHERE key = ANY(\(keys))", logger: self.logger)
+                var held: Set<String> = []
+                for try await key in rows.decode(String.self) { held.insert(key) }
+                return held
+            }
         }
-        return candidates.filter { !taken.contains($0.key) }.map(\.name)
     }
 
     /// Claims `name` for `user`. Claims that arrive while another claim is being written are
@@ -255,76 +249,65 @@ public final class PostgresClaimStore: ClaimStore {
 
     /// One claim, alone: the insert, then on a conflict the reads that explain it.
     private func claimOne(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: policy.evaluate(name).key) { return refusal }
-        switch PreparedName.prepare(name, with: policy) {
+        switch CheckedClaim.check(NameRequest(name: name, user: user), policy: policy) {
         case .refused(let outcome):
             return outcome
-        case .claimable(let name, let key):
+        case .ready(let claim):
             // A conflicting row can vanish between the INSERT and the SELECT (a concurrent
             // release); then nothing explains the conflict and the claim is simply tried again.
             for _ in 1...3 {
                 let outcome = try await retryingConflicts { () async throws(ClaimStoreError) in
                     try await self.connection { connection -> ClaimOutcome? in
                         try await self.inTransaction(connection) { connection -> ClaimOutcome? in
-                            let inserted = try await connection.query(
-                                "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
-                                logger: self.logger)
-                            if try await Self.count(inserted) > 0 {
-                                return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
-                            }
-                            return ClaimVerdict.afterConflict(name: name, key: key, user: user,
-                                                              holderOfKey: try await self.holder(ofKey: key, connection),
-                                                              heldByUser: try await self.claim(heldBy: user, connection))
+                            if try await self.insert(claim.stored, connection) { return claim.claimed }
+                            return claim.afterConflict(holderOfKey: try await self.holder(ofKey: claim.key, connection),
+                                                       heldByUser: try await self.claim(heldBy: claim.user, connection))
                         }
                     }
                 }
                 if let outcome { return outcome }
             }
-            throw ClaimStoreError(.transient, "postgres `\(location)`: claim of `\(name)` kept racing with releases")
+            throw ClaimStoreError(.transient, "postgres `\(location)`: claim of `\(claim.name)` kept racing with releases")
         }
     }
 
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        let key = policy.evaluate(name).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
-        return try await retryingConflicts { () async throws(ClaimStoreError) in
-            try await self.connection { connection in
-                try await self.inTransaction(connection) { connection in
-                    let deleted = try await connection.query(
-                        "DELETE FROM \(unescaped: self.table) WHERE key = \(key) AND owner = \(user) RETURNING name", logger: self.logger)
-                    var released: String?
-                    for try await heldName in deleted.decode(String.self) { released = heldName }
-                    if let released { return ClaimOutcome(name: released, key: key, claimed: false, owner: nil) }
-                    return ClaimVerdict.notHeld(name: name, key: key, holder: try await self.holder(ofKey: key, connection))
+        switch CheckedRelease.check(NameRequest(name: name, user: user), policy: policy) {
+        case .refused(let outcome):
+            return outcome
+        case .ready(let release):
+            return try await retryingConflicts { () async throws(ClaimStoreError) in
+                try await self.connection { connection in
+                    try await self.inTransaction(connection) { connection in
+                        let deleted = try await connection.query(
+                            "DELETE FROM \(unescaped: self.table) WHERE key = \(release.key) AND owner = \(release.user) RETURNING name",
+                            logger: self.logger)
+                        var released: String?
+                        for try await heldName in deleted.decode(String.self) { released = heldName }
+                        if let released { return release.released(heldName: released) }
+                        return release.notHeld(holder: try await self.holder(ofKey: release.key, connection))
+                    }
                 }
             }
         }
     }
 
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        let oldKey = policy.evaluate(old).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: new, key: policy.evaluate(new).key) { return refusal }
-        switch PreparedName.prepare(new, with: policy) {
+        switch CheckedRename.check(RenameRequest(old: old, new: new, user: user), policy: policy) {
         case .refused(let outcome):
             return outcome
-        case .claimable(let name, let key):
+        case .ready(let rename):
             return try await retryingConflicts { () async throws(ClaimStoreError) in
                 try await self.transaction { connection in
                     let deleted = try await connection.query(
-                        "DELETE FROM \(unescaped: self.table) WHERE key = \(oldKey) AND owner = \(user) RETURNING key", logger: self.logger)
-                    guard try await Self.count(deleted) > 0 else {
-                        throw EarlyOutcome(outcome: ClaimVerdict.renameWithoutOld(
-                            old: old, oldKey: oldKey, oldHolder: try await self.holder(ofKey: oldKey, connection),
-                            newHolder: try await self.holder(ofKey: key, connection), user: user))
-                    }
-                    let inserted = try await connection.query(
-                        "INSERT INTO \(unescaped: self.table) (key, name, owner) VALUES (\(key), \(name), \(user)) ON CONFLICT DO NOTHING RETURNING key",
+                        "DELETE FROM \(unescaped: self.table) WHERE key = \(rename.oldKey) AND owner = \(rename.user) RETURNING key",
                         logger: self.logger)
-                    if try await Self.count(inserted) > 0 {
-                        return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
+                    guard try await Self.count(deleted) > 0 else {
+                        throw EarlyOutcome(outcome: rename.withoutOld(oldHolder: try await self.holder(ofKey: rename.oldKey, connection),
+                                                                      newHolder: try await self.holder(ofKey: rename.key, connection)))
                     }
-                    let holder = try await self.holder(ofKey: key, connection)
-                    throw EarlyOutcome(outcome: ClaimOutcome(name: name, key: key, claimed: false, owner: holder?.owner, problems: [.taken(name)]))
+                    if try await self.insert(rename.stored, connection) { return rename.renamed }
+                    throw EarlyOutcome(outcome: rename.taken(by: try await self.holder(ofKey: rename.key, connection)))
                 }
             }
         }
@@ -384,7 +367,7 @@ public final class PostgresClaimStore: ClaimStore {
     /// failures (bounded), then falls back to `oneByOne`.
     private func decide(_ batch: PreparedBatch, locking: Bool,
                         oneByOne: () async -> BatchOutcome) async -> BatchOutcome {
-        if batch.isDecided { return BatchOutcome(outcomes: batch.plan(holdings: []).outcomes) }
+        if let decided = batch.decidedOutcome { return decided }
         var races = 0
         var conflicts = 1
         while true {
@@ -488,6 +471,15 @@ public final class PostgresClaimStore: ClaimStore {
 
     private func holder(ofKey key: String, _ connection: PostgresConnection) async throws -> Claim? {
         try await firstClaim(connection.query("SELECT name, key, owner FROM \(unescaped: table) WHERE key = \(key)", logger: logger))
+    }
+
+    /// Inserts `claim` unless its key or owner is taken (`ON CONFLICT DO NOTHING`); true when it
+    /// was inserted.
+    private func insert(_ claim: Claim, _ connection: PostgresConnection) async throws -> Bool {
+        let inserted = try await connection.query(
+            "INSERT INTO \(unescaped: table) (key, name, owner) VALUES (\(claim.key), \(claim.name), \(claim.owner)) ON CONFLICT DO NOTHING RETURNING key",
+            logger: logger)
+        return try await Self.count(inserted) > 0
     }
 
     private func claim(heldBy user: String, _ connection: PostgresConnection) async throws -> Claim? {

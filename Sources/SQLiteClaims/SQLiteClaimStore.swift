@@ -107,25 +107,19 @@ public final class SQLiteClaimStore: ClaimStore {
     // MARK: - ClaimStore
 
     public func availability(of name: String) async throws(ClaimStoreError) -> NameAvailability {
-        switch PreparedName.prepare(name, with: policy) {
-        case .refused(let outcome):
-            return ClaimVerdict.availability(refused: outcome)
-        case .claimable(let name, let key):
-            let holder = try lookUp { db in try Self.holder(ofKey: key, db) }
-            return ClaimVerdict.availability(name: name, key: key, holder: holder)
+        try await PreparedName.availability(of: name, with: policy) { key throws(ClaimStoreError) in
+            try lookUp { db in try Self.holder(ofKey: key, db) }
         }
     }
 
     public func availableNames(among names: [String]) async throws(ClaimStoreError) -> [String] {
-        let candidates = PreparedName.claimable(among: names, with: policy)
-        guard !candidates.isEmpty else { return [] }
-        let keys = candidates.map(\.key)
-        let taken = try await read { db in
-            let marks = Array(repeating: "CAST(? AS TEXT)", count: keys.count).joined(separator: ",")
-            return try Set(Data.fetchAll(db, sql: "SELECT CAST(key AS BLOB) FROM display_names WHERE key IN (\(marks))",
-                                         arguments: StatementArguments(keys.map(Self.exact))).map(Self.string(from:)))
+        try await PreparedName.available(among: names, with: policy) { keys throws(ClaimStoreError) in
+            try await read { db in
+                let marks = Array(repeating: "CAST(? AS TEXT)", count: keys.count).joined(separator: ",")
+                return try Set(Data.fetchAll(db, sql: "SELECT CAST(key AS BLOB) FROM display_names WHERE key IN (\(marks))",
+                                             arguments: StatementArguments(keys.map(Self.exact))).map(Self.string(from:)))
+            }
         }
-        return candidates.filter { !taken.contains($0.key) }.map(\.name)
     }
 
     /// Claims `name` for `user`. Claims that arrive while another claim is being written are
@@ -135,41 +129,14 @@ public final class SQLiteClaimStore: ClaimStore {
         try await coalescer.claim(name, by: user)
     }
 
+    /// Releases `name` for `user`: a batch of one record (``release(batch:)``).
     public func release(_ name: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        let key = policy.evaluate(name).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: name, key: key) { return refusal }
-        return try await write { db in
-            let holder = try Self.holder(ofKey: key, db)
-            guard let holder, UserID.same(holder.owner, user) else { return ClaimVerdict.notHeld(name: name, key: key, holder: holder) }
-            try db.execute(sql: "DELETE FROM display_names WHERE key = \(Self.text) AND owner = \(Self.text)",
-                           arguments: [Self.exact(key), Self.exact(user)])
-            return ClaimOutcome(name: holder.name, key: key, claimed: false, owner: nil)
-        }
+        try await release(batch: [NameRequest(name: name, user: user)]).results(count: 1)[0].get()
     }
 
+    /// Renames `old` to `new` for `user`: a batch of one record (``rename(batch:)``).
     public func rename(from old: String, to new: String, by user: String) async throws(ClaimStoreError) -> ClaimOutcome {
-        let oldKey = policy.evaluate(old).key
-        if let refusal = ClaimVerdict.refusing(user: user, name: new, key: policy.evaluate(new).key) { return refusal }
-        switch PreparedName.prepare(new, with: policy) {
-        case .refused(let outcome):
-            return outcome
-        case .claimable(let name, let key):
-            return try await write { db in
-                let held = try Self.holder(ofKey: oldKey, db)
-                guard let held, UserID.same(held.owner, user) else {
-                    return ClaimVerdict.renameWithoutOld(old: old, oldKey: oldKey, oldHolder: held,
-                                                         newHolder: try Self.holder(ofKey: key, db), user: user)
-                }
-                if let holder = try Self.holder(ofKey: key, db), !UserID.same(holder.owner, user) {
-                    return ClaimOutcome(name: name, key: key, claimed: false, owner: holder.owner, problems: [.taken(name)])
-                }
-                try db.execute(sql: "DELETE FROM display_names WHERE key = \(Self.text) AND owner = \(Self.text)",
-                               arguments: [Self.exact(oldKey), Self.exact(user)])
-                try db.execute(sql: "INSERT INTO display_names (key, name, owner) VALUES (\(Self.text), \(Self.text), \(Self.text))",
-                               arguments: [Self.exact(key), Self.exact(name), Self.exact(user)])
-                return ClaimOutcome(name: name, key: key, claimed: true, owner: user)
-            }
-        }
+        try await rename(batch: [RenameRequest(old: old, new: new, user: user)]).results(count: 1)[0].get()
     }
 
     public func owner(of name: String) async throws(ClaimStoreError) -> Claim? {
@@ -204,7 +171,7 @@ public final class SQLiteClaimStore: ClaimStore {
 
     /// Reads the claims `batch` touches, plans it and writes the plan, in one write transaction.
     private static func apply(_ batch: PreparedBatch, pool: DatabasePool, path: String, identity: FileIdentity?) async -> BatchOutcome {
-        if batch.isDecided { return BatchOutcome(outcomes: batch.plan(holdings: []).outcomes) }
+        if let decided = batch.decidedOutcome { return decided }
         return await BatchOutcome.deciding(batch.count) { () async throws(ClaimStoreError) in
             try checkFile(path: path, identity: identity)
             do {
@@ -302,11 +269,6 @@ public final class SQLiteClaimStore: ClaimStore {
     private func lookUp<T>(_ body: (Database) throws -> T) throws(ClaimStoreError) -> T {
         try checkFile()
         do { return try lookups.unsafeRead(body) } catch { throw Self.storeError(error, path: path) }
-    }
-
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ClaimStoreError) -> T {
-        try checkFile()
-        do { return try await pool.write(body) } catch { throw Self.storeError(error, path: path) }
     }
 
     /// Fails with `AV3009` when the file at ``path`` is no longer the one the store opened, or no

@@ -1,5 +1,5 @@
 // SQLiteClaims: the embedded ClaimStore on SQLite through GRDB (WAL, one file).
 //
-// Owns the SQLite schema and its migrations. Does not own the claim rules: wording and
-// decisions come from Availability's `PreparedName` and `ClaimVerdict`, so every store answers
-// alike.
+// Owns the SQLite schema, its migrations, its transactions and SQL. Does not own the claim
+// rules: checks, decisions and wording come from Availability (`CheckedClaim`, `CheckedRelease`,
+// `CheckedRename`, `PreparedBatch`, `PreparedName`), so every store answers alike.

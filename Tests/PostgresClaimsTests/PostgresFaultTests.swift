@@ -114,7 +114,13 @@ extension PostgresClaimStoreTests {
         @Test(arguments: [1, 5])
         func aDeadlockedRenameIsRetriedOrAV3010(attempts: Int) async throws {
             let url = TestDatabase.freshURL()
-            let store = PostgresClaimStore(location: try PostgresLocation(url: url), policy: TestDisplayNamePolicy(),
+            // The store connects through a relay that tells when it sends its rename's INSERT.
+            let server = try PostgresLocation(url: url)
+            let relay = try StatementRelay(toHost: server.host, port: server.port)
+            defer { relay.close() }
+            var location = server
+            location.port = relay.port
+            let store = PostgresClaimStore(location: location, policy: TestDisplayNamePolicy(),
                                            maxConnections: 2, connectTimeout: .seconds(90), transactionAttempts: attempts)
             defer { store.shutdown() }
             let table = "\"\(store.schema)\".display_names"
@@ -126,18 +132,22 @@ extension PostgresClaimStoreTests {
                 let raw = try await RawConnection.open(url)
                 try await raw.query("BEGIN", logger: raw.logger)
                 try await raw.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE key = '\(b)'"), logger: raw.logger)
-                // The rename deletes `a`, then waits to insert `b` behind the raw transaction.
+                // The rename deletes `a`, then inserts `b`, which waits behind the raw transaction.
+                // It sends its INSERT only after the answer to its DELETE: once the INSERT goes
+                // through the relay, `a` is deleted by the rename's open transaction.
+                let inserting = relay.watch(for: "INSERT INTO \(table)")
                 let rename = Task { () async throws(ClaimStoreError) -> ClaimOutcome in
                     try await store.rename(from: a, to: b, by: "u1-\(round)")
                 }
-                var waiting = false
-                for _ in 0..<500 where !waiting {
-                    let rows = try await raw.query("SELECT count(*) FROM pg_locks WHERE NOT granted", logger: raw.logger)
-                    for try await count in rows.decode(Int.self) { waiting = count > 0 }
-                    if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+                // A rename that ends without inserting (a fault) ends the watch: the test fails
+                // instead of waiting for ever.
+                Task {
+                    _ = await rename.result
+                    inserting.end()
                 }
-                try #require(waiting, "the rename never waited for the raw transaction")
-                // Now the raw transaction waits for the rename: a deadlock.
+                try #require(await inserting.wait(), "the rename ended without inserting its new name")
+                // Now the raw transaction waits for the rename, and the rename's insert for the raw
+                // transaction (whichever of the two the server sees first): a deadlock.
                 var rawWasVictim = false
                 do {
                     try await raw.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (key, name, owner) VALUES ('\(a)', '\(a)', 'intruder') ON CONFLICT DO NOTHING"), logger: raw.logger)
