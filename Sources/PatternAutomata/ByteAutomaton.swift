@@ -1,5 +1,7 @@
 /// A minimized DFA over bytes, laid out for one table load per byte: state numbers are
 /// premultiplied by the number of byte classes, so a step is `table[state + class[byte]]`.
+/// A searched pattern's match is emitted by the state entered after it (numbered last, from
+/// ``firstEmitting``), so a run ORs in ``emitted(_:)`` as it goes and ``outcome(_:)`` at the end.
 ///
 /// Immutable after `init`: safe to share across threads.
 public final class ByteAutomaton: @unchecked Sendable {
@@ -12,6 +14,10 @@ public final class ByteAutomaton: @unchecked Sendable {
     @usableFromInline let table: UnsafeMutablePointer<UInt32>
     /// Per state (not premultiplied), the outcome bits at the end of the subject.
     @usableFromInline let outcomes: UnsafeMutablePointer<UInt64>
+    /// Per state (not premultiplied), the bits of the matches it emits; 0 below ``firstEmitting``.
+    @usableFromInline let emissions: UnsafeMutablePointer<UInt64>
+    /// The first state (premultiplied) that emits matches: every state from it on does.
+    public let firstEmitting: UInt32
     /// The start state, premultiplied.
     public let start: UInt32
 
@@ -21,23 +27,35 @@ public final class ByteAutomaton: @unchecked Sendable {
         classCount = dfa.classCount
         classes = .allocate(capacity: 256)
         for byte in 0..<256 { classes[byte] = UInt32(dfa.classOf[byte]) }
-        table = .allocate(capacity: max(1, dfa.transitions.count))
-        for (index, target) in dfa.transitions.enumerated() { table[index] = UInt32(target) * UInt32(dfa.classCount) }
-        outcomes = .allocate(capacity: max(1, dfa.stateCount))
-        for state in 0..<dfa.stateCount {
+        // The states that emit nothing first, then those that emit.
+        let quiet = (0..<stateCount).filter { dfa.emitted[$0] == 0 }
+        let order = quiet + (0..<stateCount).filter { dfa.emitted[$0] != 0 }
+        var number = [Int](repeating: 0, count: stateCount)
+        for (new, old) in order.enumerated() { number[old] = new }
+        func global(_ local: UInt64) -> UInt64 {
             var bits: UInt64 = 0
-            for (local, global) in positions.enumerated() where dfa.matchesAtEnd[state] & (1 << UInt64(local)) != 0 {
-                bits |= 1 << UInt64(global)
-            }
-            outcomes[state] = bits
+            for (index, position) in positions.enumerated() where local & (1 << UInt64(index)) != 0 { bits |= 1 << UInt64(position) }
+            return bits
         }
-        start = UInt32(dfa.start * dfa.classCount)
+        table = .allocate(capacity: max(1, dfa.transitions.count))
+        outcomes = .allocate(capacity: max(1, stateCount))
+        emissions = .allocate(capacity: max(1, stateCount))
+        for (new, old) in order.enumerated() {
+            for byteClass in 0..<classCount {
+                table[new * classCount + byteClass] = UInt32(number[Int(dfa.transitions[old * classCount + byteClass])] * classCount)
+            }
+            outcomes[new] = global(dfa.matchesAtEnd[old])
+            emissions[new] = global(dfa.emitted[old])
+        }
+        firstEmitting = UInt32(quiet.count * classCount)
+        start = UInt32(number[dfa.start] * classCount)
     }
 
     deinit {
         classes.deallocate()
         table.deallocate()
         outcomes.deallocate()
+        emissions.deallocate()
     }
 
     /// The outcome bits for `bytes`: bit set for each pattern that matches (whole subject or
@@ -45,8 +63,12 @@ public final class ByteAutomaton: @unchecked Sendable {
     @inlinable
     public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var state = start
-        for byte in bytes { state = step(state, byte) }
-        return outcome(state)
+        var matched: UInt64 = 0
+        for byte in bytes {
+            state = step(state, byte)
+            matched |= emitted(state)
+        }
+        return matched | outcome(state)
     }
 
     /// The state after `byte` (states are premultiplied; begin with ``start``).
@@ -55,7 +77,15 @@ public final class ByteAutomaton: @unchecked Sendable {
         table[Int(state &+ classes[Int(byte)])]
     }
 
-    /// The outcome bits of a subject that ends in `state`.
+    /// The bits of the matches `state` emits (premultiplied; 0 for most states): a run ORs
+    /// them in after every step.
+    @inlinable @inline(__always)
+    public func emitted(_ state: UInt32) -> UInt64 {
+        state >= firstEmitting ? emissions[Int(state) / classCount] : 0
+    }
+
+    /// The outcome bits at the end of a subject that ends in `state`, with what the run has
+    /// collected from ``emitted(_:)`` still to be added.
     @inlinable @inline(__always)
     public func outcome(_ state: UInt32) -> UInt64 {
         outcomes[Int(state) / classCount]

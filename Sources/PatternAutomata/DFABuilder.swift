@@ -9,8 +9,9 @@ public enum PatternUse: Hashable, Sendable {
     case search
 }
 
-/// A DFA before minimization: transitions per byte class, and per state the patterns that
-/// are *decided* (violated) if the subject ends there.
+/// A DFA before minimization: transitions per byte class; per state, the searched patterns
+/// that matched just before the byte that entered it (a run collects these as it goes), and the
+/// patterns that match if the subject ends there.
 struct SubsetDFA {
     /// `transitions[state * classCount + class]`.
     var transitions: [Int32]
@@ -18,6 +19,10 @@ struct SubsetDFA {
     var classOf: [UInt8]
     /// Per state, bit `p` set when pattern `p`'s outcome at the end of the subject is "matches".
     var matchesAtEnd: [UInt64]
+    /// Per state, bit `p` set when searched pattern `p` matched at the position before the byte
+    /// that entered the state: no state remembers a match, so k patterns do not multiply the
+    /// states by the 2^k sets of those matched so far.
+    var emitted: [UInt64]
     var start: Int
 
     var stateCount: Int { matchesAtEnd.count }
@@ -29,7 +34,8 @@ struct SubsetDFA {
 /// "empty or one newline" (after `$`), or "empty" (after `\z`). A DFA state is the set of
 /// threads that have just consumed a byte, whether the position is the start of the subject,
 /// whether the last byte was a word character (only when some pattern asserts `\b`), and which
-/// searched patterns have already matched (their threads are dropped: the outcome is fixed).
+/// searched patterns matched just before that byte (the state emits them; their threads were
+/// dropped, and new attempts start as for any pattern).
 /// Assertions are decided while following ε-moves, when the next byte is known.
 struct DFABuilder {
     private let nfa: NFA
@@ -80,28 +86,28 @@ struct DFABuilder {
         var atStart: Bool
         var previousIsWord: Bool
         var previousIsNewline: Bool
-        /// The searched patterns that have already matched.
-        var matched: UInt64
+        /// The searched patterns that matched just before the byte that led here.
+        var emitted: UInt64
 
         static let headerCount = 3
 
-        init(atStart: Bool, previousIsWord: Bool, previousIsNewline: Bool, matched: UInt64) {
-            (self.atStart, self.previousIsWord, self.previousIsNewline, self.matched) = (atStart, previousIsWord, previousIsNewline, matched)
+        init(atStart: Bool, previousIsWord: Bool, previousIsNewline: Bool, emitted: UInt64) {
+            (self.atStart, self.previousIsWord, self.previousIsNewline, self.emitted) = (atStart, previousIsWord, previousIsNewline, emitted)
         }
 
         init(key: borrowing WordBuffer) {
             atStart = key[0] & 1 != 0
             previousIsWord = key[0] & 2 != 0
             previousIsNewline = key[0] & 4 != 0
-            matched = UInt64(key[1]) | UInt64(key[2]) << 32
+            emitted = UInt64(key[1]) | UInt64(key[2]) << 32
         }
 
         /// Replaces `key`'s contents with this position's header words.
         func writeHeader(into key: inout WordBuffer) {
             key.removeAll()
             key.append((atStart ? 1 : 0) | (previousIsWord ? 2 : 0) | (previousIsNewline ? 4 : 0))
-            key.append(UInt32(truncatingIfNeeded: matched))
-            key.append(UInt32(truncatingIfNeeded: matched >> 32))
+            key.append(UInt32(truncatingIfNeeded: emitted))
+            key.append(UInt32(truncatingIfNeeded: emitted >> 32))
         }
     }
 
@@ -202,11 +208,10 @@ struct DFABuilder {
         var atStart: Bool
         var previousIsWord: Bool
         var previousIsNewline: Bool
-        var matched: UInt64
         var next: Lookahead
 
         init(position: Position, next: Lookahead) {
-            (atStart, previousIsWord, previousIsNewline, matched) = (position.atStart, position.previousIsWord, position.previousIsNewline, position.matched)
+            (atStart, previousIsWord, previousIsNewline) = (position.atStart, position.previousIsWord, position.previousIsNewline)
             self.next = next
         }
     }
@@ -294,12 +299,13 @@ struct DFABuilder {
         var states = WordSequenceTable()
         var transitions: [Int32] = []
         var matchesAtEnd: [UInt64] = []
+        var emitted: [UInt64] = [0]
         var scratch = Scratch(threadCount: nfa.states.count << 2)
         var successors = Successors(classCount: classCount)
         var key = WordBuffer()
         var threads: [Thread] = []
         var startClosures: [StartKey: Closure] = [:]
-        Position(atStart: true, previousIsWord: false, previousIsNewline: false, matched: 0).writeHeader(into: &key)
+        Position(atStart: true, previousIsWord: false, previousIsNewline: false, emitted: 0).writeHeader(into: &key)
         _ = states.intern(key)
         var next = 0
         while next < states.count {
@@ -341,21 +347,25 @@ struct DFABuilder {
             for byteClass in 0..<classCount {
                 let byte = representatives[byteClass]
                 Position(atStart: false, previousIsWord: nfa.usesWordBoundaries && Self.isWord(byte),
-                         previousIsNewline: tracksNewlines && byte == 0x0A, matched: closures[classKinds[byteClass]].matched).writeHeader(into: &key)
+                         previousIsNewline: tracksNewlines && byte == 0x0A, emitted: closures[classKinds[byteClass]].matched).writeHeader(into: &key)
                 successors.drain(byteClass, into: &key)
                 let (index, added) = states.intern(key)
-                if added, states.count > maxStates { throw TooLarge() }
+                if added {
+                    if states.count > maxStates { throw TooLarge() }
+                    emitted.append(closures[classKinds[byteClass]].matched)
+                }
                 transitions.append(Int32(index))
             }
         }
-        return SubsetDFA(transitions: transitions, classCount: classCount, classOf: classOf, matchesAtEnd: matchesAtEnd, start: 0)
+        return SubsetDFA(transitions: transitions, classCount: classCount, classOf: classOf, matchesAtEnd: matchesAtEnd,
+                         emitted: emitted, start: 0)
     }
 
-    /// The threads a closure starts from for the patterns' starts: each pattern not yet matched
-    /// that attempts a match at this position.
+    /// The threads a closure starts from for the patterns' starts: each pattern that attempts a
+    /// match at this position.
     private func startThreads(_ position: Position, _ next: Lookahead) -> [Thread] {
         var threads: [Thread] = []
-        for (pattern, start) in nfa.starts.enumerated() where position.matched & (1 << UInt64(pattern)) == 0 {
+        for (pattern, start) in nfa.starts.enumerated() {
             let attempts: Bool
             switch (uses[pattern], searchStarts[pattern]) {
             case (.wholeSubject, _), (.search, .subjectStart): attempts = position.atStart
@@ -368,10 +378,10 @@ struct DFABuilder {
     }
 
     /// The threads reachable from `seeds` by ε-moves whose assertions hold, sorted, and the
-    /// searched patterns that have matched by then (with those `position` has matched).
+    /// searched patterns that match at this position.
     private func closure(of seeds: some Sequence<Thread>, _ position: Position, _ next: Lookahead,
                          _ scratch: inout Scratch) -> Closure {
-        var matched = position.matched
+        var matched: UInt64 = 0
         var result: [Thread] = []
         scratch.reset()
         scratch.stack.append(contentsOf: seeds)
@@ -438,7 +448,8 @@ struct DFABuilder {
     private func step(_ threads: [Thread], matched: UInt64, kind: Int, into successors: inout Successors) {
         for thread in threads {
             let stateIndex = Int(thread >> 2)
-            // Threads of patterns whose outcome is fixed are dropped: fewer states.
+            // Threads of patterns that just matched are dropped: the match is emitted, and
+            // later attempts start afresh.
             guard matched & (1 << UInt64(patternOfState[stateIndex])) == 0 else { continue }
             let constraint = Constraint(rawValue: thread & 3) ?? .free
             let move = moves[stateIndex]

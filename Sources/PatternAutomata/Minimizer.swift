@@ -2,9 +2,9 @@
 // merging of byte classes no state tells apart.
 
 extension SubsetDFA {
-    /// The smallest DFA with the same outcome at the end of every subject: states are merged
-    /// while no byte sequence leads them to different outcomes; then byte classes whose
-    /// transitions agree in every state are merged.
+    /// The smallest DFA with the same outcome for every subject: states are merged while no
+    /// byte sequence leads them to different emissions or outcomes at the end; then byte classes
+    /// whose transitions agree in every state are merged.
     func minimized() -> SubsetDFA {
         let (block, blockCount) = equivalentStates()
         // One state per block, numbered from the start's block in first-visit order.
@@ -29,15 +29,17 @@ extension SubsetDFA {
         var minimalTransitions: [Int32] = []
         minimalTransitions.reserveCapacity(order.count * classCount)
         var minimalOutcomes: [UInt64] = []
+        var minimalEmitted: [UInt64] = []
         for current in order {
             let state = representative[current]
             minimalOutcomes.append(matchesAtEnd[state])
+            minimalEmitted.append(emitted[state])
             for byteClass in 0..<classCount {
                 minimalTransitions.append(Int32(number[block[Int(transitions[state * classCount + byteClass])]]))
             }
         }
         let minimal = SubsetDFA(transitions: minimalTransitions, classCount: classCount, classOf: classOf,
-                                matchesAtEnd: minimalOutcomes, start: 0)
+                                matchesAtEnd: minimalOutcomes, emitted: minimalEmitted, start: 0)
         return minimal.mergingEquivalentClasses()
     }
 
@@ -46,8 +48,13 @@ extension SubsetDFA {
     /// some byte class leads part of it into a block (a splitter) and part elsewhere; only the
     /// smaller half of a split block becomes a new splitter.
     private func equivalentStates() -> (block: [Int], count: Int) {
-        var outcomeGroup: [UInt64: Int] = [:]
-        let groups = matchesAtEnd.map { outcome in
+        struct Outcome: Hashable {
+            var atEnd: UInt64
+            var emitted: UInt64
+        }
+        var outcomeGroup: [Outcome: Int] = [:]
+        let groups = zip(matchesAtEnd, emitted).map { atEnd, emitted in
+            let outcome = Outcome(atEnd: atEnd, emitted: emitted)
             if let group = outcomeGroup[outcome] { return group }
             outcomeGroup[outcome] = outcomeGroup.count
             return outcomeGroup.count - 1
@@ -107,7 +114,7 @@ extension SubsetDFA {
             for byteClass in kept { table.append(transitions[state * classCount + byteClass]) }
         }
         return SubsetDFA(transitions: table, classCount: kept.count, classOf: classOf.map { UInt8(merged[Int($0)]) },
-                         matchesAtEnd: matchesAtEnd, start: start)
+                         matchesAtEnd: matchesAtEnd, emitted: emitted, start: start)
     }
 }
 

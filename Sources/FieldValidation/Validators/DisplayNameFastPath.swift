@@ -286,6 +286,8 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// first list key.
     struct QuickScan {
         var state: UInt32
+        /// The matches the automaton emitted on the way.
+        var emitted: UInt64 = 0
         var hash = ListSignature.seed
     }
 
@@ -297,15 +299,16 @@ final class DisplayNameFastPath: @unchecked Sendable {
         for i in 0..<count {
             let byte = input[i]
             scan.state = automaton.step(scan.state, byte)
+            scan.emitted |= automaton.emitted(scan.state)
             scan.hash = scan.hash &+ values[Int(byte)]
         }
         return scan
     }
 
-    /// The outcome bits of a name of `count` bytes whose quick pass ended in `state`.
+    /// The outcome bits of a name of `count` bytes whose quick pass ended as `scan`.
     @inline(__always)
-    private func matches(_ state: UInt32, _ input: UnsafePointer<UInt8>?, _ count: Int) -> UInt64 {
-        var bits = automaton.outcome(state)
+    private func matches(_ scan: QuickScan, _ input: UnsafePointer<UInt8>?, _ count: Int) -> UInt64 {
+        var bits = scan.emitted | automaton.outcome(scan.state)
         for other in otherAutomata { bits |= other.run(UnsafeRawBufferPointer(start: input, count: count)) }
         return bits
     }
@@ -320,7 +323,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// and list rules: no pattern rule violated, plain ASCII, within the lengths, and in no list.
     @inline(__always)
     private func accepts(_ scan: QuickScan, _ input: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let matches = self.matches(scan.state, input, count)
+        let matches = self.matches(scan, input, count)
         return count >= minLength && count <= maxLength && patternViolations(matches) == 0
             && matches >> UInt64(Self.unplainBit) == 0 && !quickSignature.mayContain(scan.hash)
             && (otherQuickProbes == 0 || !listedInOtherQuickProbes(input, count))
@@ -365,6 +368,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
                 let byte = input[i]
                 if byte == 0x0A { break }
                 scan.state = automaton.step(scan.state, byte)
+                scan.emitted |= automaton.emitted(scan.state)
                 scan.hash = scan.hash &+ values[Int(byte)]
                 i += 1
             }
@@ -402,7 +406,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let count = bytes.count
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else {
             var outcome = Outcome()
-            outcome.scan.matches = matches(automaton.start, nil, 0)
+            outcome.scan.matches = matches(QuickScan(state: automaton.start), nil, 0)
             outcome.violated = decide(outcome.scan, input: nil, count: 0, pending: &outcome.pending)
             return outcome
         }
@@ -416,7 +420,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         var outcome = Outcome()
         var scan = Scan()
         scan.octets = count
-        scan.matches = matches(quick.state, input, count)
+        scan.matches = matches(quick, input, count)
         scan.codePoints = count
         if scan.matches >> UInt64(Self.unplainBit) != 0 {
             var some: UInt8 = 0, continuations = 0
