@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Availability", targets: ["Availability"]),
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
+        .library(name: "RulesLoading", targets: ["RulesLoading"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
@@ -104,12 +105,15 @@ let package = Package(
         // Bounds a YAML text (nesting, aliases) in one pass over libyaml's events, before Yams
         // composes it: Yams has no event API. The only importer of libyaml besides Yams.
         .target(name: "YAMLBounds", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // A rules file of any service, read within a bound and compiled with the production engines.
+        .target(name: "RulesLoading", dependencies: ["RulesLanguage", "DatabaseRules", "RulesPatterns", "Diagnostics"]),
         .target(name: "RulesTesting", dependencies: [
-            "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
+            "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
         ]),
-        // Symbolic verification of rules: the only importer of CZ3.
+        // Symbolic verification of rules: the only importer of CZ3. RulesTesting for the case-file
+        // format (witnesses replay as cases), the linter's ownership holes and property files' readers.
         .target(name: "RulesVerification", dependencies: [
-            "CZ3", "RulesLanguage", "RulesPatterns", "RulesTesting", "Diagnostics",
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesTesting", "Diagnostics",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
@@ -125,10 +129,11 @@ let package = Package(
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords", "PasswordStrength"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
-        // The HTTP/JSON service behind `validate serve`.
+        // The HTTP/JSON service behind `validate serve`. RulesTesting for the case-file format only:
+        // `POST /v1/rules/{ruleset}/decide` takes one case object, exactly as in case files.
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
-            "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
+            "RulesLoading", "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
             "RulesKitHummingbird",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -141,7 +146,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesLoading", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -202,6 +207,9 @@ let package = Package(
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage", "RulesTestSupport"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
             "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport",
+        ]),
+        .testTarget(name: "RulesLoadingTests", dependencies: [
+            "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",
         ]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", "RulesTestSupport",

@@ -1,18 +1,12 @@
-import DatabaseRules
 import Foundation
-import RulesLanguage
-import RulesTesting
+import RulesLoading
 
 /// The rules files the service decides requests with, compiled once, by ruleset name: the
 /// file's stem (`firestore.rules` → `firestore`, `database.rules.json` → `database`).
 public struct RuleSets: Sendable {
-    /// A compiled rules file.
-    public enum Rules: Sendable {
-        /// Firestore or Storage rules.
-        case security(Program)
-        /// Realtime Database rules.
-        case database(DatabaseProgram)
-    }
+    /// A compiled rules file: `.security(Program)` (Firestore or Storage) or
+    /// `.database(DatabaseProgram)`.
+    public typealias Rules = LoadedRules
 
     /// The rulesets by name.
     public private(set) var byName: [String: Rules] = [:]
@@ -37,7 +31,11 @@ public struct RuleSets: Sendable {
         for path in paths {
             let name = stem(of: path)
             guard sets.byName[name] == nil else { throw RuleSetError(message: "\(path): a ruleset named `\(name)` is already loaded") }
-            sets.byName[name] = try compile(path)
+            do {
+                sets.byName[name] = try RulesLoader.load(path: path)
+            } catch {
+                throw RuleSetError(message: error.description)
+            }
         }
         return sets
     }
@@ -50,17 +48,6 @@ public struct RuleSets: Sendable {
             return String(file.dropLast(suffix.count))
         }
         return (file as NSString).deletingPathExtension
-    }
-
-    private static func compile(_ path: String) throws(RuleSetError) -> Rules {
-        do {
-            if let source = try? RulesTestRunner.readSource(path), DatabaseCaseFileLoader.isDatabaseRules(source) {
-                return .database(try DatabaseTestRunner.compile(rulesPath: path))
-            }
-            return .security(try RulesTestRunner.compile(rulesPath: path))
-        } catch {
-            throw RuleSetError(message: error.description)
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RulesLanguage
+import RulesLoading
 
 /// Turns a case file's text into a ``RulesCaseFile``: picks the reader by extension, checks every
 /// key the format defines (unknown keys are ignored) and decodes `__type__` wrappers.

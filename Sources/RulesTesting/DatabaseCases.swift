@@ -5,7 +5,7 @@
 import DatabaseRules
 import Diagnostics
 import Foundation
-import RulesPatterns
+import RulesLoading
 
 /// One database case: an operation at a path and the decision it must get.
 public struct DatabaseTestCase: Sendable {
@@ -93,24 +93,9 @@ public enum DatabaseCaseFileLoader {
         return service.text == "database"
     }
 
-    /// Whether a rules file is database rules: its first character after comments and
-    /// whitespace is `{` (Firestore and Storage rules start with `rules_version` or `service`).
+    /// Whether a rules file is database rules (``RulesLoader/isDatabaseRules(_:)``).
     public static func isDatabaseRules(_ source: SourceFile) -> Bool {
-        var i = 0
-        let b = source.bytes
-        while i < b.count {
-            switch b[i] {
-            case 0x20, 0x09, 0x0A, 0x0D: i += 1
-            case UInt8(ascii: "/") where i + 1 < b.count && b[i + 1] == UInt8(ascii: "/"):
-                while i < b.count, b[i] != 0x0A { i += 1 }
-            case UInt8(ascii: "/") where i + 1 < b.count && b[i + 1] == UInt8(ascii: "*"):
-                i += 2
-                while i + 1 < b.count, !(b[i] == UInt8(ascii: "*") && b[i + 1] == UInt8(ascii: "/")) { i += 1 }
-                i += 2
-            default: return b[i] == UInt8(ascii: "{")
-            }
-        }
-        return false
+        RulesLoader.isDatabaseRules(source)
     }
 
     /// Reads and decodes a database case file.
@@ -278,8 +263,9 @@ struct DatabaseCaseDecoder {
 ///
 /// Not thread-safe (it caches programs and coverage); use one runner per thread.
 public final class DatabaseTestRunner {
-    /// The production `matches()` engine (PCRE2), shared by all runners.
-    public static let defaultRegexEngine: any DatabaseRegexEngine = PCRE2DatabaseRegexEngine()
+    /// The production `matches()` engine (PCRE2), shared by all runners
+    /// (``RulesLoader/defaultDatabaseRegexEngine``).
+    public static let defaultRegexEngine: any DatabaseRegexEngine = RulesLoader.defaultDatabaseRegexEngine
 
     private let regexEngine: any DatabaseRegexEngine
     private let limits: DatabaseLimits
@@ -370,16 +356,15 @@ public final class DatabaseTestRunner {
     public static func compile(rulesPath: String, caseFile: String = "", regexEngine: any DatabaseRegexEngine = DatabaseTestRunner.defaultRegexEngine,
                                limits: DatabaseLimits = .default) throws(RulesTestError) -> DatabaseProgram {
         let source: SourceFile
-        do { source = try RulesTestRunner.readSource(rulesPath) } catch {
+        do { source = try RulesLoader.readSource(rulesPath) } catch {
             throw .unreadableRules(path: rulesPath, caseFile: caseFile, reason: error.message)
         }
-        guard DatabaseCaseFileLoader.isDatabaseRules(source) else {
+        // The case file says `database`; rules of another service are the case file's mistake.
+        guard RulesLoader.isDatabaseRules(source) else {
             throw .unreadableRules(path: rulesPath, caseFile: caseFile,
                                    reason: "not a database rules file (expected `{\"rules\": …}`); `service` is `database`")
         }
-        let result = DatabaseRulesCompiler.compile(source, limits: limits, regexEngine: regexEngine)
-        guard let program = result.program else { throw .invalidRules(source: source, diagnostics: result.diagnostics) }
-        return program
+        do { return try RulesLoader.compileDatabase(source, regexEngine: regexEngine, limits: limits) } catch { throw RulesTestError(error) }
     }
 
     /// The per-file coverage objects as JSON texts (see `DatabaseCoverage.json()`).

@@ -1,7 +1,7 @@
 import Diagnostics
 import Foundation
 import RulesLanguage
-import RulesPatterns
+import RulesLoading
 
 /// The outcome of one case.
 public struct CaseResult: Sendable {
@@ -38,11 +38,19 @@ public enum RulesTestError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .caseFile(let error): error.description
         case .unreadableRules(let path, let caseFile, let reason):
-            "\(caseFile): cannot read rules file `\(path)`: \(reason)"
+            RulesLoadError.unreadable(path: path, namedIn: caseFile, reason: reason).description
         case .invalidRules(let source, let diagnostics):
-            renderDiagnostics(diagnostics.filter { $0.severity == .error }, in: source)
+            RulesLoadError.invalid(source: source, diagnostics: diagnostics).description
         case .serviceMismatch(let caseFile, let expected, let rulesPath, let actual):
             "\(caseFile): `service` is `\(expected.rawValue)` but `\(rulesPath)` declares `service \(actual.rawValue)`"
+        }
+    }
+
+    /// The loader's error as the runner reports it.
+    init(_ error: RulesLoadError) {
+        switch error {
+        case .unreadable(let path, let namedIn, let reason): self = .unreadableRules(path: path, caseFile: namedIn, reason: reason)
+        case .invalid(let source, let diagnostics): self = .invalidRules(source: source, diagnostics: diagnostics)
         }
     }
 }
@@ -52,8 +60,9 @@ public enum RulesTestError: Error, Sendable, CustomStringConvertible {
 ///
 /// Not thread-safe (it caches compiled programs and coverage); use one runner per thread.
 public final class RulesTestRunner {
-    /// The production `matches()` engine: PCRE2 with RE2 syntax checks, shared by all runners.
-    public static let defaultRegexEngine: any RegexEngine = PCRE2RegexEngine()
+    /// The production `matches()` engine: PCRE2 with RE2 syntax checks, shared by all runners
+    /// (``RulesLoader/defaultRegexEngine``).
+    public static let defaultRegexEngine: any RegexEngine = RulesLoader.defaultRegexEngine
 
     private let regexEngine: any RegexEngine
     private let limits: RulesLimits
@@ -150,35 +159,22 @@ public final class RulesTestRunner {
         return program
     }
 
-    /// Reads and compiles a rules file.
+    /// Reads and compiles a rules file (``RulesLoader/loadProgram(path:namedIn:regexEngine:limits:)``).
     ///
     /// - Throws: ``RulesTestError/unreadableRules(path:caseFile:reason:)`` or
     ///   ``RulesTestError/invalidRules(source:diagnostics:)``.
     public static func compile(rulesPath: String, caseFile: String = "", regexEngine: any RegexEngine = RulesTestRunner.defaultRegexEngine,
                                limits: RulesLimits = .default) throws(RulesTestError) -> Program {
-        let source: SourceFile
         do {
-            source = try readSource(rulesPath)
+            return try RulesLoader.loadProgram(path: rulesPath, namedIn: caseFile, regexEngine: regexEngine, limits: limits)
         } catch {
-            throw .unreadableRules(path: rulesPath, caseFile: caseFile, reason: error.message)
+            throw RulesTestError(error)
         }
-        let result = RulesCompiler.compile(source, limits: limits, regexEngine: regexEngine)
-        guard let program = result.program else { throw .invalidRules(source: source, diagnostics: result.diagnostics) }
-        return program
     }
 
-    /// Reads a UTF-8 source file for the compiler.
-    ///
-    /// At most ``BoundedFile/maxBytes`` are read; a longer file is refused with the line and
-    /// column where the bound falls.
+    /// Reads a UTF-8 source file for the compiler (``RulesLoader/readSource(_:)``).
     public static func readSource(_ path: String) throws(SourceReadError) -> SourceFile {
-        do {
-            return SourceFile(name: path, text: try BoundedFile.text(path))
-        } catch .unreadable {
-            throw SourceReadError(message: "the file cannot be read")
-        } catch {
-            throw SourceReadError(message: error.location.isEmpty ? error.message : "\(path)\(error.location): \(error.message)")
-        }
+        try RulesLoader.readSource(path)
     }
 
     private func collector(for rulesPath: String, program: Program) -> CoverageCollector? {
@@ -269,10 +265,4 @@ public struct RulesTestReport: Sendable {
         if unusableFiles > 0 { return 2 }
         return failedCases > 0 ? 1 : 0
     }
-}
-
-/// A source file could not be read.
-public struct SourceReadError: Error, Sendable {
-    /// Why, terse and lowercase.
-    public var message: String
 }

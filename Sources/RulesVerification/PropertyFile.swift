@@ -3,6 +3,7 @@
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesLoading
 import RulesTesting
 
 /// What a property claims about the requests the rules allow.

@@ -4,6 +4,7 @@
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesLoading
 import RulesPatterns
 import RulesTesting
 
@@ -51,7 +52,7 @@ public struct RulesVerifier: Sendable {
     /// - Parameters:
     ///   - timeout: solver time per property, in seconds.
     ///   - regexEngine: the engine for replaying witnesses (PCRE2 with RE2 checks by default).
-    public init(timeout: Double = 10, regexEngine: any RegexEngine = RulesTestRunner.defaultRegexEngine, refinements: Int = 4) {
+    public init(timeout: Double = 10, regexEngine: any RegexEngine = RulesLoader.defaultRegexEngine, refinements: Int = 4) {
         self.timeout = timeout
         self.regexEngine = regexEngine
         self.refinements = refinements

@@ -4,28 +4,25 @@ import ArgumentParser
 import DatabaseRules
 import Diagnostics
 import Foundation
+import RulesLoading
 import RulesTesting
 
 /// Compile diagnostics and, when there are no errors, lint warnings of a database rules file.
 func lintDatabaseRules(_ source: SourceFile) -> [Diagnostic] {
-    let compiled = DatabaseRulesCompiler.compile(source, regexEngine: DatabaseTestRunner.defaultRegexEngine)
+    let compiled = DatabaseRulesCompiler.compile(source, regexEngine: RulesLoader.defaultDatabaseRegexEngine)
     guard let program = compiled.program else { return compiled.diagnostics }
     return compiled.diagnostics + DatabaseRulesLinter.lint(program)
 }
 
-/// `validate rules eval database.rules.json --request FILE.json`: prints `allow` or `deny` and
-/// the explanation; exit 1 when the request is denied or refused, 2 when a file cannot be used.
-func evalDatabaseRequest(rules: String, request: String) throws {
-    let program: DatabaseProgram
+/// `validate rules eval database.rules.json --request FILE.json`, once the rules are compiled:
+/// prints `allow` or `deny` and the explanation; exit 1 when the request is denied or refused, 2
+/// when the request file cannot be used.
+func evalDatabaseRequest(_ program: DatabaseProgram, request: String) throws {
     let testCase: DatabaseTestCase
     let root: DataNode?
     do {
-        program = try DatabaseTestRunner.compile(rulesPath: rules)
         testCase = try DatabaseCaseFileLoader.loadRequest(path: request)
         root = try DatabaseTestRunner.root(testCase.data ?? .null, time: testCase.time)
-    } catch let error as RulesTestError {
-        printError(error.description)
-        throw ExitCode(2)
     } catch let error as CaseFileError {
         printError(error.description)
         throw ExitCode(2)

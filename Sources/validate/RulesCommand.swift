@@ -4,6 +4,7 @@ import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesLoading
 import RulesReports
 import RulesTesting
 import RulesVerification
@@ -192,7 +193,7 @@ struct RulesLintCommand: ParsableCommand {
         for path in rules {
             let source: SourceFile
             do {
-                source = try RulesTestRunner.readSource(path)
+                source = try RulesLoader.readSource(path)
             } catch {
                 printError("error: cannot read `\(path)`: \(error.message)")
                 sarif.append(SARIFResult(code: "CLI3001", level: .error, message: "cannot read `\(path)`: \(error.message)", file: path,
@@ -201,10 +202,10 @@ struct RulesLintCommand: ParsableCommand {
                 continue
             }
             var diagnostics: [Diagnostic]
-            if DatabaseCaseFileLoader.isDatabaseRules(source) {
+            if RulesLoader.isDatabaseRules(source) {
                 diagnostics = lintDatabaseRules(source)
             } else {
-                let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
+                let compiled = RulesCompiler.compile(source, regexEngine: RulesLoader.defaultRegexEngine)
                 diagnostics = compiled.diagnostics
                 if !compiled.hasErrors { diagnostics += RulesLinter.lint(compiled.tree) }
                 if prove, let program = compiled.program, !compiled.hasErrors {
@@ -255,18 +256,22 @@ struct RulesEvalCommand: ParsableCommand {
     var request: String
 
     func run() throws {
-        if let source = try? RulesTestRunner.readSource(rules), DatabaseCaseFileLoader.isDatabaseRules(source) {
-            return try evalDatabaseRequest(rules: rules, request: request)
-        }
-        let program: Program
-        let loaded: (testCase: RulesTestCase, mode: LookupMode)
+        let compiled: LoadedRules
         do {
-            program = try RulesTestRunner.compile(rulesPath: rules)
-            loaded = try CaseFileLoader.loadRequest(path: request, service: program.service == .firestore ? .firestore : .storage)
-        } catch let error as RulesTestError {
+            compiled = try RulesLoader.load(path: rules)
+        } catch {
             printError(error.description)
             throw ExitCode(2)
-        } catch let error as CaseFileError {
+        }
+        let program: Program
+        switch compiled {
+        case .database(let database): return try evalDatabaseRequest(database, request: request)
+        case .security(let security): program = security
+        }
+        let loaded: (testCase: RulesTestCase, mode: LookupMode)
+        do {
+            loaded = try CaseFileLoader.loadRequest(path: request, service: program.service == .firestore ? .firestore : .storage)
+        } catch {
             printError(error.description)
             throw ExitCode(2)
         }

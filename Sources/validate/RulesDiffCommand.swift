@@ -4,7 +4,7 @@ import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
-import RulesTesting
+import RulesLoading
 import RulesVerification
 
 /// `validate rules diff OLD NEW | --base GITREF FILE… [--format text|json|sarif] [--timeout SECONDS]`.
@@ -116,7 +116,7 @@ struct RulesDiffCommand: ParsableCommand {
     private func load(path: String) -> Program? {
         let source: SourceFile
         do {
-            source = try RulesTestRunner.readSource(path)
+            source = try RulesLoader.readSource(path)
         } catch {
             printError("\(path): error[\(VerificationCodes.unusableRules.id)]: cannot read rules file: \(error.message)")
             return nil
@@ -125,12 +125,12 @@ struct RulesDiffCommand: ParsableCommand {
     }
 
     private func compile(_ source: SourceFile, path: String) -> Program? {
-        if DatabaseCaseFileLoader.isDatabaseRules(source) {
+        if RulesLoader.isDatabaseRules(source) {
             printError("\(path): error[\(VerificationCodes.databaseRules.id)]: Realtime Database rules are not compared by `rules diff`; "
                        + "it compares Firestore and Storage rules")
             return nil
         }
-        let compiled = RulesCompiler.compile(source, regexEngine: RulesTestRunner.defaultRegexEngine)
+        let compiled = RulesCompiler.compile(source, regexEngine: RulesLoader.defaultRegexEngine)
         guard let program = compiled.program, !compiled.hasErrors else {
             printError(renderDiagnostics(compiled.diagnostics.filter { $0.severity == .error }, in: source))
             printError("\(path): error[\(VerificationCodes.unusableRules.id)]: the rules do not compile")
@@ -142,7 +142,7 @@ struct RulesDiffCommand: ParsableCommand {
     /// Rules of `service` that allow nothing: what a file absent at the base revision is compared with.
     static func denyEverything(_ service: ServiceKind, name: String) -> Program? {
         let text = "rules_version = '2';\nservice \(service.rawValue) {\n}\n"
-        return RulesCompiler.compile(text, name: name, regexEngine: RulesTestRunner.defaultRegexEngine).program
+        return RulesCompiler.compile(text, name: name, regexEngine: RulesLoader.defaultRegexEngine).program
     }
 }
 

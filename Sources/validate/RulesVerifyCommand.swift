@@ -3,8 +3,8 @@ import ArgumentParser
 import Diagnostics
 import Foundation
 import RulesLanguage
+import RulesLoading
 import RulesReports
-import RulesTesting
 import RulesVerification
 
 /// `validate rules verify PROPS… [--format text|jsonl|sarif] [--timeout SECONDS]`.
@@ -45,7 +45,7 @@ struct RulesVerifyCommand: ParsableCommand {
         for path in properties {
             do {
                 let file = try PropertyFileLoader.load(path: path)
-                let program = try RulesTestRunner.compile(rulesPath: file.rulesPath, caseFile: path)
+                let program = try RulesLoader.loadProgram(path: file.rulesPath, namedIn: path)
                 let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
                 guard program.service == expected else {
                     let message = "`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`"
@@ -59,7 +59,7 @@ struct RulesVerifyCommand: ParsableCommand {
                 writeError(error.description)
                 sarif.append(Self.sarifResult(error, path: path))
                 problems += 1
-            } catch let error as RulesTestError {
+            } catch let error as RulesLoadError {
                 writeError(error.description)
                 sarif += Self.sarifResults(error, path: path)
                 problems += 1
@@ -110,8 +110,8 @@ struct RulesVerifyCommand: ParsableCommand {
 
     /// The rules file's problems as SARIF results: its diagnostics where they are, or one result
     /// on the property file.
-    static func sarifResults(_ error: RulesTestError, path: String) -> [SARIFResult] {
-        if case .invalidRules(let source, let diagnostics) = error {
+    static func sarifResults(_ error: RulesLoadError, path: String) -> [SARIFResult] {
+        if case .invalid(let source, let diagnostics) = error {
             return diagnostics.filter { $0.severity == .error }.map { SARIFResult($0, in: source) }
         }
         return [SARIFResult(code: VerificationCodes.unreadablePropertyFile.id, level: .error, message: error.description, file: path)]

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 @testable import RulesTesting
 
-/// The case, request and property readers on hostile input: alias bombs, deep nesting and huge
-/// files end in a located error, and what the readers build stays within their bounds.
+/// The case, request and property readers on hostile input: alias bombs and deep nesting end in
+/// a located error, and what the readers build stays within their bounds (huge files:
+/// `BoundedFileTests` in RulesLoadingTests).
 @Suite("hostile case, request and property files")
 struct HostileReaderTests {
     /// Ten levels of ten-way anchors: 600 bytes that stand for ten billion values.
@@ -133,27 +134,5 @@ struct HostileReaderTests {
             // The value starts at column 59; its 128th `[` is one level too deep.
             #expect(error.file == "r.json:1:\(59 + 127)")
         }
-    }
-
-    @Test("files are read up to the bound: one byte more is refused where the bound falls")
-    func boundedFile() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bounded-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: url) }
-        try Data("abc\ndefghi".utf8).write(to: url)
-        #expect(try BoundedFile.text(url.path, maxBytes: 10) == "abc\ndefghi")
-        try Data("abc\ndefghij".utf8).write(to: url)
-        #expect(throws: BoundedFile.Problem.tooLarge(maxBytes: 10, line: 2, column: 7)) { try BoundedFile.text(url.path, maxBytes: 10) }
-        #expect(throws: BoundedFile.Problem.missing) { try BoundedFile.text(url.path + ".none") }
-        #expect(BoundedFile.Problem.tooLarge(maxBytes: 16 << 20, line: 1, column: 1).message == "the file is larger than 16 MiB")
-    }
-
-    @Test("a device that never ends is read only up to the bound")
-    func endlessDevice() throws {
-        guard FileManager.default.fileExists(atPath: "/dev/zero") else {
-            // Every CI runner is Linux or macOS; a missing /dev/zero must not pass silently there.
-            #expect(ProcessInfo.processInfo.environment["CI"] != "true", "no /dev/zero")
-            return
-        }
-        #expect(throws: BoundedFile.Problem.self) { try BoundedFile.data("/dev/zero", maxBytes: 1 << 20) }
     }
 }
