@@ -82,7 +82,8 @@ extension Encoder {
             let v = fresh("eq.only", "Bool")
             let keys = Set(fields.map(\.0))
             deferred.append { [unowned self] in
-                let others = m.keys.filter { !keys.contains($0) }.map { SMT.not(m.entries[$0]!.present) }
+                // A key of `m.keys` has its entry (see `SymMap`): `entry(_:)` only reads it.
+                let others = m.keys.filter { !keys.contains($0) }.map { SMT.not(m.entry($0).present) }
                 self.assert(SMT.eq(v, SMT.and(others + ["(= \(m.restCount) 0)"])))
             }
             parts.append(v)

@@ -20,7 +20,8 @@ extension Encoder {
                 for key in b.keys where a.entries[key] == nil { _ = a.entry(key); changed = true }
                 // Nested maps under the same key of related maps are related.
                 for key in a.keys {
-                    let la = a.entries[key]!.leaf, lb = b.entries[key]!.leaf
+                    // Both maps have `key` now: `entry(_:)` only reads it.
+                    let la = a.entry(key).leaf, lb = b.entry(key).leaf
                     let before = relations.count
                     _ = relate(la.map, lb.map)
                     if relations.count > before { changed = true }
@@ -40,7 +41,8 @@ extension Encoder {
         for (a, b, v) in relations {
             var parts: [String] = []
             for key in a.keys {
-                let ea = a.entries[key]!, eb = b.entry(key)
+                // Aligned above: both maps have every key, so `entry(_:)` only reads.
+                let ea = a.entry(key), eb = b.entry(key)
                 parts.append(SMT.eq(ea.present, eb.present))
                 parts.append(SMT.implies(ea.present, leafEqual(ea.leaf, eb.leaf)))
             }
@@ -51,7 +53,7 @@ extension Encoder {
             assert(SMT.implies(SMT.eq(a.restId, b.restId), SMT.eq(a.restCount, b.restCount)))
         }
         // INVARIANT: no key or relation appeared after the alignment above.
-        complete = relations.count == relationCount && maps.prefix(keyCounts.count).map(\.keys.count) == keyCounts
+        if relations.count != relationCount || maps.prefix(keyCounts.count).map(\.keys.count) != keyCounts { invariantBroken() }
     }
 
     /// Preferences for a readable witness, strongest first: no unmentioned map keys, the
@@ -62,7 +64,7 @@ extension Encoder {
         for (index, concrete) in pathConcrete.enumerated() where concrete == nil && index == 1 && service == .firestore {
             plain.append("(= \(pathSegments[index]) \"(default)\")")
         }
-        if let sub = token.entries["sub"] {
+        if let sub = token?.entries["sub"] {
             plain.append("(and \(sub.leaf.isType("string")) (= \(sub.leaf.s) \(uid)))")
         }
         let time = "(= \(self.time) 1767225600000000000)"

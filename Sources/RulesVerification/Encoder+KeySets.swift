@@ -15,7 +15,8 @@ extension Encoder {
             let pb = b.entry(key).present
             let v = fresh("diff.\(kind)", "Bool")
             deferred.append { [unowned self] in
-                let ea = a.entries[key]!, eb = b.entries[key]!
+                // Both entries were made above: `entry(_:)` only reads them.
+                let ea = a.entry(key), eb = b.entry(key)
                 self.assert(SMT.eq(v, self.diffMembership(kind, pa, pb, self.leafEqual(ea.leaf, eb.leaf))))
             }
             return v
@@ -42,7 +43,8 @@ extension Encoder {
         deferred.append { [unowned self] in
             switch set.source {
             case .keys(let m):
-                let inside = m.keys.filter { !keys.contains($0) }.map { m.entries[$0]!.present }
+                // A key of `m.keys` has its entry (see `SymMap`): `entry(_:)` only reads it.
+                let inside = m.keys.filter { !keys.contains($0) }.map { m.entry($0).present }
                 self.assert(SMT.eq(v, SMT.or(inside + ["(< 0 \(m.restCount))"])))
             case .diff(let kind, let a, let b):
                 var parts: [String] = []
@@ -71,7 +73,8 @@ extension Encoder {
         deferred.append { [unowned self] in
             switch set.source {
             case .keys(let m):
-                let parts = m.keys.map { "(ite \(m.entries[$0]!.present) 1 0)" }
+                // A key of `m.keys` has its entry (see `SymMap`): `entry(_:)` only reads it.
+                let parts = m.keys.map { "(ite \(m.entry($0).present) 1 0)" }
                 self.assert("(= \(v) (+ 0 \(parts.joined(separator: " ")) \(m.restCount)))")
             case .diff:
                 self.assert("(<= 0 \(v))")

@@ -30,7 +30,8 @@ extension Encoder {
     }
 
     var authValue: SymValue {
-        SymValue(err: "false", alts: [
+        guard let token else { return requestNotSetUp() }
+        return SymValue(err: "false", alts: [
             .init(guard_: authNull, payload: .null),
             .init(guard_: SMT.not(authNull), payload: .map(.literal([
                 ("uid", SymValue(.string(uid))),
@@ -58,9 +59,17 @@ extension Encoder {
     }
 
     var resourceValue: SymValue {
+        guard let resourceData else { return requestNotSetUp() }
         let present = service == .firestore ? documentValue(resourceData, segments: pathSegments) : storageObject(resourceData)
         return SymValue(err: "false", alts: [
             .init(guard_: SMT.not(resourceExists), payload: .null),
         ] + present.alts.map { .init(guard_: SMT.and([resourceExists, $0.guard_]), payload: $0.payload) })
+    }
+
+    /// A part of the request read before ``setUpRequest(shape:)`` declared it: an error, and
+    /// the encoding is incomplete, so the verdict is `unknown`, never a proof.
+    private func requestNotSetUp() -> SymValue {
+        invariantBroken()
+        return .error
     }
 }

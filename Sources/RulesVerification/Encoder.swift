@@ -48,10 +48,12 @@ final class Encoder {
     private(set) var gapIndex: Int?
     var authNull = "true"
     var uid = ""
-    var token: SymMap!
+    /// The token's claims; nil only before ``setUpRequest(shape:)`` (see ``authValue``).
+    private(set) var token: SymMap?
     var time = ""
     var resourceExists = "false"
-    var resourceData: SymMap!
+    /// The stored document's data; nil only before ``setUpRequest(shape:)`` (see ``resourceValue``).
+    private(set) var resourceData: SymMap?
     var requestData: SymMap?
     var queryPresent = "false"
     var query: SymMap?
@@ -197,13 +199,15 @@ final class Encoder {
         authNull = declare("auth.null", "Bool")
         uid = declare("auth.uid", "String")
         assert("(< 0 (str.len \(uid)))")
-        token = makeMap("auth.token")
+        let token = makeMap("auth.token")
+        self.token = token
         let sub = token.entry("sub")
         assert(sub.present)
         time = declare("request.time", "Int")
         assert(Encoder.timestampRange(time))
         resourceExists = declare("resource.exists", "Bool")
-        resourceData = makeMap("resource")
+        let resourceData = makeMap("resource")
+        self.resourceData = resourceData
         if method == .create || method == .update {
             requestData = makeMap("request.resource")
         }
@@ -240,8 +244,12 @@ final class Encoder {
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []
 
-    /// False when ``finish()`` found its invariant broken; the verdict is then `unknown`.
-    var complete = true
+    /// False when an internal invariant was found broken (see ``finish()``); the verdict is then
+    /// `unknown`.
+    private(set) var complete = true
+
+    /// Records a broken internal invariant: the encoding is incomplete, never a proof.
+    func invariantBroken() { complete = false }
 
     // MARK: - Budget
 

@@ -69,6 +69,21 @@ struct EncodingTests {
         #expect(SMT.real(-3) == "(- 3.0)")
         #expect(SExpr.parse("(/ 1.0 4.0)").first?.real == 0.25)
     }
+
+    @Test("rules that read the request before it is set up make the encoding incomplete, never a proof")
+    func requestNotSetUp() throws {
+        let program = try compile("rules_version = '2';\nservice cloud.firestore { match /databases/{db}/documents { match /d/{id} { allow read: if true; } } }")
+        let file = try properties(propertyFile([
+            #"{"name": "p", "path": "/databases/{db}/documents/d/{id}", "methods": ["get"], "kind": "only-if", "condition": "request.auth != null || resource == null"}"#,
+        ]))
+        let property = try #require(file.properties.first)
+        let condition = try #require(property.condition)
+        let encoder = Encoder(program: program, method: .get)
+        let value = encoder.encodeCondition(condition, source: property.conditionSource, variables: [])
+        encoder.finish()
+        #expect(value.err == "true")
+        #expect(!encoder.complete)
+    }
 }
 
 @Suite("property files")
