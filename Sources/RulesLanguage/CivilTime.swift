@@ -1,9 +1,9 @@
 // CivilTime: proleptic Gregorian calendar arithmetic for timestamps (UTC), without Foundation.
 
 /// Calendar conversions (H. Hinnant's `days_from_civil` / `civil_from_days`).
-enum CivilTime {
-    /// Days since 1970-01-01 for a civil date.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+package enum CivilTime {
+    /// Days since 1970-01-01 for a civil date (the verifier encodes `timestamp.date()` with it).
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

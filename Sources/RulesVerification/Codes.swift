@@ -39,6 +39,10 @@ public enum VerificationCodes {
     public static let encodingBudget = VerificationCode(
         id: "VF2001", name: "EncodingBudget", summary: "the encoding needs more than 200,000 units of work",
         help: "simplify deeply nested function calls, or split the property")
+    /// A solver query exceeded its resource limit.
+    public static let solverBudget = VerificationCode(
+        id: "VF2002", name: "SolverBudget", summary: "a solver query needs more than 20,000,000 units of Z3's resource limit",
+        help: "split the property (fewer methods, a narrower path), or set `solverResourceLimit` higher")
     /// A property violated (`rules verify --format sarif`).
     public static let propertyViolated = VerificationCode(
         id: "VF3001", name: "PropertyViolated", summary: "a request breaks the property",
@@ -81,7 +85,7 @@ public enum VerificationCodes {
 
     /// The whole catalogue, in code order.
     public static let all: [VerificationCode] = [
-        unreadablePropertyFile, propertyFileSyntax, propertyFileFormat, propertyCondition, encodingBudget,
+        unreadablePropertyFile, propertyFileSyntax, propertyFileFormat, propertyCondition, encodingBudget, solverBudget,
         propertyViolated, propertyUnknown, propertyHoldsUnexpectedly,
         newAccess, newAndLostAccess, unusableRules, serviceMismatch, baseUnavailable, databaseRules,
     ]

@@ -123,6 +123,10 @@ public struct RulesDiffer: Sendable {
     public var timeout: Double
     /// How many times a model the evaluator rejects is refined before giving up.
     public var refinements: Int
+    /// Z3 resource units (`rlimit`) per solver query, when not the default 20,000,000
+    /// (``RulesVerifier/defaultSolverResourceLimit``); past it the change is `unknown` with a
+    /// `VF2002` reason, the same on a fast or a slow machine. The timeout stays a safety net.
+    public var solverResourceLimit: UInt64?
 
     /// Creates a differ.
     ///
@@ -332,9 +336,13 @@ public struct RulesDiffer: Sendable {
                 try? script.write(toFile: "\(dump)-\(method.rawValue)-\(direction).smt2", atomically: true, encoding: .utf8)
             }
             let symbols = encoder.valueSymbols
-            switch Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remaining * 1000)) {
+            let resources = solverResourceLimit ?? Z3Solver.decisionResourceLimit
+            let limits = SolverLimits.decision(resources, secondsLeft: remaining)
+            switch Z3Solver.check(script, values: symbols, limits: limits) {
             case .unsat:
                 return .none
+            case .outOfResources:
+                return .unknown([Z3Solver.outOfResourcesReason(resources)], encoder.abstractions)
             case .unknown(let why):
                 if deadline.timeIntervalSinceNow <= 0.05 || why.contains("timeout") || why.contains("canceled") { return timedOut }
                 return .unknown(["the solver gave up (\(why))"], encoder.abstractions)
@@ -344,12 +352,14 @@ public struct RulesDiffer: Sendable {
                     let left = deadline.timeIntervalSinceNow
                     guard left > 0.05 else { break }
                     let narrowed = script + "\n" + preference.map { "(assert \($0))" }.joined(separator: "\n")
-                    let answer = Z3Solver.check(narrowed, values: symbols, timeoutMilliseconds: UInt32(min(left, 1) * 1000))
+                    let limits = SolverLimits.preference(secondsLeft: left)
+                    let answer = Z3Solver.check(narrowed, values: symbols, limits: limits)
                     if case .sat(let better) = answer {
                         text = better
                         break
                     }
-                    if case .unknown = answer { break }
+                    if case .unsat = answer { continue }
+                    break
                 }
                 let label = direction == .widen ? "newly allowed" : "newly denied"
                 let builder = WitnessBuilder(encoder: encoder, model: Model(text), name: "\(label): \(method.rawValue) \(pattern.text)",

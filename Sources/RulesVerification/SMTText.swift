@@ -190,3 +190,13 @@ indirect enum SExpr: Equatable {
 
     var text: String? { if case .string(let s) = self { s } else { nil } }
 }
+
+extension SMT {
+    /// The text of a string literal term, or nil for any other term.
+    static func concreteString(_ term: String) -> String? {
+        guard term.hasPrefix("\""), term.hasSuffix("\""), term.count >= 2 else { return nil }
+        let parsed = SExpr.parse(term)
+        guard parsed.count == 1, case .string(let text) = parsed[0] else { return nil }
+        return text
+    }
+}

@@ -169,6 +169,8 @@ final class SymMap {
     let name: String
     let restId: String
     let restCount: String
+    // INVARIANT: `entries` has an entry for exactly the keys in `keys` (``entry(_:)`` adds both),
+    // so `entry(_:)` of a key in `keys` only reads.
     private(set) var keys: [String] = []
     private(set) var entries: [String: (present: String, leaf: Leaf)] = [:]
     unowned let encoder: Encoder

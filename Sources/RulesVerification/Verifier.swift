@@ -46,6 +46,14 @@ public struct RulesVerifier: Sendable {
     /// Units of encoding work per query, when not the default 200,000 (see docs/VERIFICATION.md);
     /// past it the verdict is `unknown` with a `VF2001` reason.
     public var encodingWorkLimit: Int?
+    /// Z3 resource units (`rlimit`) per solver query, when not the default 20,000,000
+    /// (``defaultSolverResourceLimit``); past it the verdict is `unknown` with a `VF2002` reason,
+    /// the same on a fast or a slow machine. The timeout stays a safety net.
+    public var solverResourceLimit: UInt64?
+
+    /// Z3 resource units per solver query unless ``solverResourceLimit`` says otherwise: six
+    /// times the most a query of the verifier's tests takes (docs/VERIFICATION.md, "Budget").
+    public static var defaultSolverResourceLimit: UInt64 { Z3Solver.decisionResourceLimit }
 
     /// Creates a verifier.
     ///
@@ -141,7 +149,8 @@ public struct RulesVerifier: Sendable {
                     let left = deadline.timeIntervalSinceNow
                     guard left > 0.05 else { break }
                     let narrowed = script + "\n" + tier.map { "(assert \($0))" }.joined(separator: "\n")
-                    if case .sat(let values) = Z3Solver.check(narrowed, values: symbols, timeoutMilliseconds: UInt32(min(left, 2) * 1000)) {
+                    let limits = SolverLimits.preference(secondsLeft: left)
+                    if case .sat(let values) = Z3Solver.check(narrowed, values: symbols, limits: limits) {
                         answer = .sat(values: values)
                         preferred = true
                         break
@@ -150,9 +159,13 @@ public struct RulesVerifier: Sendable {
             }
             let remainingNow = deadline.timeIntervalSinceNow
             guard answer != nil || remainingNow > 0.05 else { return .unknown("timeout after \(formatSeconds(timeout)) s") }
-            switch answer ?? Z3Solver.check(script, values: symbols, timeoutMilliseconds: UInt32(remainingNow * 1000)) {
+            let resources = solverResourceLimit ?? Z3Solver.decisionResourceLimit
+            let limits = SolverLimits.decision(resources, secondsLeft: remainingNow)
+            switch answer ?? Z3Solver.check(script, values: symbols, limits: limits) {
             case .unsat:
                 return .none
+            case .outOfResources:
+                return .unknown(Z3Solver.outOfResourcesReason(resources))
             case .unknown(let why):
                 if deadline.timeIntervalSinceNow <= 0.05 || why.contains("timeout") || why.contains("canceled") {
                     return .unknown("timeout after \(formatSeconds(timeout)) s")
@@ -164,13 +177,15 @@ public struct RulesVerifier: Sendable {
                     let remaining = deadline.timeIntervalSinceNow
                     guard remaining > 0.05 else { break }
                     let preferred = script + "\n" + preference.map { "(assert \($0))" }.joined(separator: "\n")
-                    let answer = Z3Solver.check(preferred, values: symbols, timeoutMilliseconds: UInt32(min(remaining, 1) * 1000))
+                    let limits = SolverLimits.preference(secondsLeft: remaining)
+                    let answer = Z3Solver.check(preferred, values: symbols, limits: limits)
                     if case .sat(let better) = answer {
                         text = better
                         break
                     }
-                    // Weaker preferences are rarely faster than a stronger one that timed out.
-                    if case .unknown = answer { break }
+                    // Weaker preferences are rarely faster than a stronger one that ran out.
+                    if case .unsat = answer { continue }
+                    break
                 }
                 let model = Model(text)
                 let builder = WitnessBuilder(encoder: encoder, model: model, name: property.name, method: method, service: file.service)

@@ -52,14 +52,15 @@ final class WitnessBuilder {
         if model.bool(encoder.authNull) ?? true {
             fields.append(("auth", "null"))
         } else {
-            guard let uid = model.string(encoder.uid), let token = map(encoder.token) else { problem = "no value for the user"; return nil }
+            guard let uid = model.string(encoder.uid), let claims = encoder.token, let token = map(claims) else { problem = "no value for the user"; return nil }
             fields.append(("auth", "{\"uid\": \(jsonString(uid)), \"token\": \(token)}"))
         }
         // A Storage object names itself: `name` is the path after `/o/`, `bucket` the bucket segment.
         let identity: [(String, String)] = service == .storage && segments.count > 3
             ? [("name", jsonString(segments[3...].joined(separator: "/"))), ("bucket", jsonString(segments[1]))] : []
         if model.bool(encoder.resourceExists) ?? false {
-            guard let data = map(encoder.resourceData, fixed: identity) else { return nil }
+            guard let resourceData = encoder.resourceData else { problem = "no resource data"; return nil }
+            guard let data = map(resourceData, fixed: identity) else { return nil }
             fields.append(("resource", data))
         } else {
             fields.append(("resource", "null"))

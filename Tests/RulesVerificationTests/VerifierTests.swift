@@ -153,17 +153,42 @@ struct VerifierTests {
         #expect(reason.contains("`hashing.sha256()` at test.rules:5:"), "\(reason)")
     }
 
-    @Test("running out of solver time gives unknown with a timeout reason")
-    func timeout() throws {
+    /// `ownerRules` compiled, and a file whose one property is `owner <method>s only their note`.
+    func ownerProperty(_ method: String) throws -> (Program, PropertyFile) {
         let program = try compile(Self.ownerRules)
         let file = try properties(propertyFile(["""
-            {"name": "owner reads", "path": "/databases/{database}/documents/notes/{userId}", "methods": ["get"],
+            {"name": "owner \(method)s", "path": "/databases/{database}/documents/notes/{userId}", "methods": ["\(method)"],
              "kind": "only-if", "condition": "request.auth.uid == userId"}
             """]))
+        return (program, file)
+    }
+
+    @Test("running out of solver time gives unknown with a timeout reason")
+    func timeout() throws {
+        let (program, file) = try ownerProperty("get")
         // A budget below the verifier's 50 ms floor: no solver call is made.
         let result = RulesVerifier(timeout: 0.01).verify(file.properties[0], in: file, program: program)
         #expect(result.verdict == .unknown)
         #expect(result.reason?.hasPrefix("timeout after") == true, "\(result.reason ?? "")")
+    }
+
+    @Test("running out of solver resources gives unknown with a VF2002 reason, whatever the time left")
+    func resourceLimit() throws {
+        let (program, file) = try ownerProperty("create")
+        // Violated with a witness by default (see onlyIfViolated); with 100 units, no answer.
+        var verifier = RulesVerifier(timeout: 600)
+        verifier.solverResourceLimit = 100
+        let result = verifier.verify(file.properties[0], in: file, program: program)
+        #expect(result.verdict == .unknown)
+        #expect(result.reason == "VF2002 a solver query needs more than 100 units of Z3's resource limit (rlimit)")
+    }
+
+    @Test("the same property gets the same witness every time")
+    func sameWitness() throws {
+        let (program, file) = try ownerProperty("create")
+        let witnesses = (0..<3).map { _ in RulesVerifier(timeout: 600).verify(file.properties[0], in: file, program: program).witness }
+        #expect(witnesses[0] != nil)
+        #expect(Set(witnesses).count == 1, "\(witnesses)")
     }
 
     @Test("a recursive wildcard in a property path covers every depth")
