@@ -100,7 +100,7 @@ extension Encoder {
         }
         let body = encode(declaration.body)
         let err = SMT.or([argErr] + letErr + [body.err])
-        return SymValue(err: err, alts: body.alts.map { .init(guard_: SMT.and([SMT.not(err), $0.guard_]), payload: $0.payload) })
+        return SymValue(err: err, alts: body.alts.map { .init(guard_: SMT.and([SMT.not(err), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
     }
 
     /// A text that is equal for equal symbolic values: their terms, and the identity of the

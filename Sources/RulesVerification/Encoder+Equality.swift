@@ -14,6 +14,16 @@ extension Encoder {
                 if eq != "false" { cases.append(SMT.and([x.guard_, y.guard_, eq])) }
             }
         }
+        // A value the encoding does not model may really be a path, a set, a map diff or a
+        // latlng, which its alternatives cannot be: its equality with such a value is left open
+        // (a fresh Boolean), never false, or a proof could rest on it.
+        for (modelled, unmodelled) in [(a, b), (b, a)] where unmodelled.alts.contains(where: \.unmodelled) {
+            let someAlternative = SMT.or(unmodelled.alts.filter(\.unmodelled).map(\.guard_))
+            for y in modelled.alts where !y.unmodelled && !y.payload.isLeafType {
+                abstract("comparing a value the encoding does not model with a \(y.payload.typeName)", span)
+                cases.append(SMT.and([someAlternative, y.guard_, fresh("abs.eq", "Bool")]))
+            }
+        }
         return SMT.or(cases)
     }
 

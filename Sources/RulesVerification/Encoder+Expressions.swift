@@ -50,7 +50,10 @@ extension Encoder {
         for alt in v.alts {
             let r = body(alt.payload)
             err.append(SMT.and([alt.guard_, r.err]))
-            for inner in r.alts { alts.append(.init(guard_: share(SMT.and([alt.guard_, SMT.not(r.err), inner.guard_])), payload: inner.payload)) }
+            for inner in r.alts {
+                alts.append(.init(guard_: share(SMT.and([alt.guard_, SMT.not(r.err), inner.guard_])), payload: inner.payload,
+                                  unmodelled: inner.unmodelled))
+            }
         }
         return SymValue(err: share(SMT.or(err)), alts: alts.filter { $0.guard_ != "false" })
     }
@@ -106,7 +109,7 @@ extension Encoder {
                     for (n, item) in items.enumerated() {
                         let hit = SMT.eq(k, String(n))
                         errs.append(SMT.and([hit, item.err]))
-                        alts += item.alts.map { .init(guard_: SMT.and([hit, $0.guard_]), payload: $0.payload) }
+                        alts += item.alts.map { .init(guard_: SMT.and([hit, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
                     }
                     let inRange = "(and (<= 0 \(k)) (< \(k) \(items.count)))"
                     return SymValue(err: SMT.or([SMT.not(inRange)] + errs), alts: alts)
@@ -160,8 +163,8 @@ extension Encoder {
             let a = encode(then)
             let b = encode(otherwise)
             let err = SMT.or([SMT.not(SMT.or([t, f])), SMT.and([t, a.err]), SMT.and([f, b.err])])
-            let alts = a.alts.map { SymValue.Alternative(guard_: SMT.and([t, SMT.not(a.err), $0.guard_]), payload: $0.payload) }
-                + b.alts.map { SymValue.Alternative(guard_: SMT.and([f, SMT.not(b.err), $0.guard_]), payload: $0.payload) }
+            let alts = a.alts.map { SymValue.Alternative(guard_: SMT.and([t, SMT.not(a.err), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
+                + b.alts.map { SymValue.Alternative(guard_: SMT.and([f, SMT.not(b.err), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
             return SymValue(err: err, alts: alts)
         }
     }

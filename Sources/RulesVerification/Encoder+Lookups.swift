@@ -35,8 +35,8 @@ extension Encoder {
                     if let requestData {
                         let ownDoc = documentValue(requestData, segments: segments)
                         document = SymValue(err: "false", alts:
-                            ownDoc.alts.map { .init(guard_: SMT.and([own, $0.guard_]), payload: $0.payload) }
-                            + document.alts.map { .init(guard_: SMT.and([SMT.not(own), $0.guard_]), payload: $0.payload) })
+                            ownDoc.alts.map { .init(guard_: SMT.and([own, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
+                            + document.alts.map { .init(guard_: SMT.and([SMT.not(own), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
                     }
                 }
             }
@@ -45,7 +45,7 @@ extension Encoder {
             }
             return SymValue(err: SMT.not(valid), alts:
                 [.init(guard_: SMT.and([valid, SMT.not(existsTerm)]), payload: .null)]
-                + document.alts.map { .init(guard_: SMT.and([valid, existsTerm, $0.guard_]), payload: $0.payload) })
+                + document.alts.map { .init(guard_: SMT.and([valid, existsTerm, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
         }
     }
 

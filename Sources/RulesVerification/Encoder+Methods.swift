@@ -36,8 +36,8 @@ extension Encoder {
                         let present = hasKey(ref, concrete)
                         let found = field(ref, concrete)
                         return SymValue(err: SMT.and([present, found.err]), alts:
-                            found.alts.map { .init(guard_: SMT.and([present, $0.guard_]), payload: $0.payload) }
-                            + args[1].alts.map { .init(guard_: SMT.and([SMT.not(present), $0.guard_]), payload: $0.payload) })
+                            found.alts.map { .init(guard_: SMT.and([present, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
+                            + args[1].alts.map { .init(guard_: SMT.and([SMT.not(present), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
                     }
                 case ("values", 0): return anyValue("map.values()", span)
                 default: return .error
@@ -67,7 +67,7 @@ extension Encoder {
             default: return .error
             }
         }
-        return SymValue(err: SMT.or([argErr, result.err]), alts: result.alts.map { .init(guard_: SMT.and([SMT.not(argErr), $0.guard_]), payload: $0.payload) })
+        return SymValue(err: SMT.or([argErr, result.err]), alts: result.alts.map { .init(guard_: SMT.and([SMT.not(argErr), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
     }
 
     private func keySetMethod(_ set: KeySet, _ name: String, _ args: [SymValue], _ span: SourceSpan) -> SymValue {

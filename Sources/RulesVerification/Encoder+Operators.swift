@@ -23,7 +23,7 @@ extension Encoder {
             let e = m.entry(name)
             var v = e.leaf.value
             v.err = SMT.not(e.present)
-            v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload) }
+            v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
             return v
         case .storage(let m, let nameTerm, let bucketTerm):
             // A stored object's `name` is its path after `/o/` and its `bucket` the bucket
@@ -32,7 +32,7 @@ extension Encoder {
             if name == "bucket", let bucketTerm { return SymValue(.string(bucketTerm)) }
             let e = m.entry(name)
             var v = e.leaf.value
-            v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload) }
+            v.alts = v.alts.map { .init(guard_: SMT.and([e.present, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
             v.err = SMT.not(e.present)
             return v
         }

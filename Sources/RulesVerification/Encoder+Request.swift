@@ -63,7 +63,7 @@ extension Encoder {
         let present = service == .firestore ? documentValue(resourceData, segments: pathSegments) : storageObject(resourceData)
         return SymValue(err: "false", alts: [
             .init(guard_: SMT.not(resourceExists), payload: .null),
-        ] + present.alts.map { .init(guard_: SMT.and([resourceExists, $0.guard_]), payload: $0.payload) })
+        ] + present.alts.map { .init(guard_: SMT.and([resourceExists, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
     }
 
     /// A part of the request read before ``setUpRequest(shape:)`` declared it: an error, and

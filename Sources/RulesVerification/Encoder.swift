@@ -163,7 +163,7 @@ final class Encoder {
         var value = leaf.value
         value.err = fresh("abs.err", "Bool")
         abstractionErrors.append(value.err)
-        value.alts = value.alts.map { .init(guard_: SMT.and([SMT.not(value.err), $0.guard_]), payload: $0.payload) }
+        value.alts = value.alts.map { .init(guard_: SMT.and([SMT.not(value.err), $0.guard_]), payload: $0.payload, unmodelled: true) }
         return value
     }
 

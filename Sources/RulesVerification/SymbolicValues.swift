@@ -13,6 +13,9 @@ struct SymValue {
     struct Alternative {
         var guard_: String
         var payload: Payload
+        /// True for the alternatives of a construct the encoding does not model
+        /// (``Encoder/anyValue(_:_:)``): the real value may be of a type no alternative has.
+        var unmodelled = false
     }
 
     /// A single, error-free alternative.
@@ -74,6 +77,9 @@ indirect enum Payload {
         case .opaque(let type, _): type
         }
     }
+
+    /// Whether a leaf (``Leaf/types``), and so an unmodelled value, can be of this type.
+    var isLeafType: Bool { Leaf.types.contains(typeName) }
 }
 
 /// A map: symbolic (input data) or a literal whose fields are symbolic values.

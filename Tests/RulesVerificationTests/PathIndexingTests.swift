@@ -60,4 +60,36 @@ import Testing
         // `rest` starts at segment 4, so `rest[1]` reads segment 5: two past the property's three.
         #expect(shapes.last?.rest == .long(head: 3, tail: 1))
     }
+
+    /// `path()` of a computed string is a value the encoding does not model; compared with
+    /// `request.path` it is equal in every real request, so the rules allow every `get`.
+    static let computedPathRules = """
+    rules_version = '2';
+    service cloud.firestore {
+      match /databases/{database}/documents {
+        match /docs/{id} {
+          allow get: if request.path == path('/databases/' + database + '/documents/docs/' + id);
+          allow list: if request.path != path('/databases/' + database + '/documents/docs');
+        }
+      }
+    }
+    """
+
+    @Test("a value the encoding does not model, compared with a path, never proves `possible` violated")
+    func unmodelledValueAgainstAPath() throws {
+        let possible = try verifyOne(Self.computedPathRules, """
+            {"name": "a doc can be read", "path": "/databases/{database}/documents/docs/{id}", "methods": ["get"], "kind": "possible"}
+            """)
+        // The rules allow every get: a replayed witness, or `unknown`; `violated` would be a wrong proof.
+        #expect(possible.verdict != .violated, "\(possible.reason ?? "")")
+        if possible.verdict == .holds { #expect(possible.witness != nil) }
+    }
+
+    @Test("... nor proves `never` holds when the rules allow the request")
+    func unmodelledValueAgainstAPathNeverHolds() throws {
+        let never = try verifyOne(Self.computedPathRules, """
+            {"name": "no doc is read", "path": "/databases/{database}/documents/docs/{id}", "methods": ["get"], "kind": "never"}
+            """)
+        #expect(never.verdict != .holds, "\(never.reason ?? "")")
+    }
 }
