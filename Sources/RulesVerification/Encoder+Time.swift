@@ -22,8 +22,9 @@ extension Encoder {
 
     func timestampFunction(_ name: String, _ args: [SymValue], _ span: SourceSpan) -> SymValue {
         if name == "date", args.count == 3,
-           let y = concreteInt(args[0]), let m = concreteInt(args[1]), let d = concreteInt(args[2]),
-           (1...9999).contains(y), (1...12).contains(m), (1...31).contains(d) {
+           let y = concreteInt(args[0]), let m = concreteInt(args[1]), let d = concreteInt(args[2]) {
+            // As the evaluator: a date that does not exist (2023-02-30) is an error.
+            guard (1...9999).contains(y), (1...12).contains(m), d >= 1, d <= CivilTime.daysIn(month: m, year: y) else { return .error }
             let days = CivilTime.days(year: y, month: m, day: d)
             return SymValue(.timestamp(SMT.int(days * 86_400 * 1_000_000_000)))
         }
