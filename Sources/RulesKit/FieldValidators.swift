@@ -50,7 +50,7 @@ enum ShippedValidators {
         do {
             return .success(try make())
         } catch {
-            let code = error.diagnostics.first?.code ?? "RP0000"
+            let code = error.diagnostics.first?.code ?? RulePackCodes.unnamedLoadFailure.id
             let violation = Violation(
                 code: code, rule: "rule-pack.load",
                 message: "The shipped \(kind.rawValue) rules did not load (\(code)), so no value can be checked; please report this.")

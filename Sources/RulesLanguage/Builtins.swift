@@ -79,7 +79,9 @@ enum Builtins {
             }
         case .in: return .bool(try contains(b, a, span, &meter))
         case .add, .subtract, .multiply, .divide, .remainder: return try arithmetic(op, a, b, span, &meter)
-        case .and, .or: throw EvaluationError(code: "RL3099", message: "internal error: `\(op.rawValue)` reached arithmetic; please report the input", span: span)
+        case .and, .or:
+            throw EvaluationError(code: RulesLanguageCodes.internalError.id,
+                                  message: "internal error: `\(op.rawValue)` reached arithmetic; please report the input", span: span)
         }
     }
 

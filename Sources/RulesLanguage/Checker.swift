@@ -38,12 +38,12 @@ struct Checker {
     mutating func check() {
         if file.services.isEmpty {
             if reportMissingService {
-                report("RL2024", "no `service` block", SourceSpan(start: 0, end: 0),
+                report(RulesLanguageCodes.noService.id, "no `service` block", SourceSpan(start: 0, end: 0),
                        help: "add `service cloud.firestore { … }` or `service firebase.storage { … }`")
             }
         }
         for extra in file.services.dropFirst() {
-            report("RL2023", "only one `service` block is allowed per file", extra.span,
+            report(RulesLanguageCodes.multipleServices.id, "only one `service` block is allowed per file", extra.span,
                    help: "put Firestore and Storage rules in separate files")
         }
         service = file.services.first?.kind ?? .firestore
@@ -65,7 +65,7 @@ struct Checker {
         var local: Set<String> = []
         for function in functions {
             if !local.insert(function.name).inserted {
-                report("RL2006", "function `\(function.name)` is declared twice in the same scope", function.nameSpan,
+                report(RulesLanguageCodes.duplicateFunction.id, "function `\(function.name)` is declared twice in the same scope", function.nameSpan,
                        help: "rename or remove one of them")
                 continue
             }
@@ -84,28 +84,28 @@ struct Checker {
 
     mutating func checkFunction(_ function: FunctionDecl, id: Int, scope: [String: Int], variables: Set<String>) {
         if function.parameters.count > limits.maxFunctionArguments {
-            report("RL2008", "function `\(function.name)` has \(function.parameters.count) parameters (limit \(limits.maxFunctionArguments))",
+            report(RulesLanguageCodes.tooManyParameters.id, "function `\(function.name)` has \(function.parameters.count) parameters (limit \(limits.maxFunctionArguments))",
                    function.nameSpan, help: "pass a map instead of many arguments")
         }
         if function.lets.count > limits.maxLetBindings {
-            report("RL2009", "function `\(function.name)` has \(function.lets.count) `let` bindings (limit \(limits.maxLetBindings))",
+            report(RulesLanguageCodes.tooManyLets.id, "function `\(function.name)` has \(function.lets.count) `let` bindings (limit \(limits.maxLetBindings))",
                    function.nameSpan, help: "split the function")
         }
         var locals = variables
         var seen: Set<String> = []
         for parameter in function.parameters where !seen.insert(parameter).inserted {
-            report("RL2018", "parameter `\(parameter)` is declared twice", function.nameSpan)
+            report(RulesLanguageCodes.duplicateName.id, "parameter `\(parameter)` is declared twice", function.nameSpan)
         }
         locals.formUnion(function.parameters)
         currentFunction = id
         defer { currentFunction = nil }
         for binding in function.lets {
             if !file.isVersion2 {
-                report("RL2015", "`let` requires `rules_version = '2'`", binding.span, help: "add `rules_version = '2';` at the top of the file")
+                report(RulesLanguageCodes.letNeedsVersion2.id, "`let` requires `rules_version = '2'`", binding.span, help: "add `rules_version = '2';` at the top of the file")
             }
             checkExpr(binding.value, scope: scope, variables: locals)
             if !seen.insert(binding.name).inserted {
-                report("RL2018", "`\(binding.name)` is already defined in this function", binding.span)
+                report(RulesLanguageCodes.duplicateName.id, "`\(binding.name)` is already defined in this function", binding.span)
             }
             locals.insert(binding.name)
         }
@@ -119,18 +119,18 @@ struct Checker {
         let full = prefix + block.pattern
         if !block.allows.isEmpty { checkDocumentPath(block, full) }
         if depth > limits.maxMatchDepth {
-            report("RL2014", "`match` blocks nest \(depth) deep (limit \(limits.maxMatchDepth))", block.patternSpan)
+            report(RulesLanguageCodes.matchTooDeep.id, "`match` blocks nest \(depth) deep (limit \(limits.maxMatchDepth))", block.patternSpan)
         }
         let recursiveIndexes = block.pattern.indices.filter { if case .recursive = block.pattern[$0] { true } else { false } }
         if recursiveIndexes.count > 1 {
-            report("RL2019", "a `match` pattern may contain at most one `=**` wildcard", block.patternSpan)
+            report(RulesLanguageCodes.twoRecursiveWildcards.id, "a `match` pattern may contain at most one `=**` wildcard", block.patternSpan)
         }
         if !file.isVersion2, let first = recursiveIndexes.first, first != block.pattern.count - 1 {
-            report("RL2010", "`=**` must be the last segment with rules_version 1", block.patternSpan,
+            report(RulesLanguageCodes.recursiveWildcardNotLast.id, "`=**` must be the last segment with rules_version 1", block.patternSpan,
                    help: "add `rules_version = '2';` to use `=**` in the middle of a path")
         }
         if underFinalRecursive {
-            report("RL2011", .warning, "unreachable: with rules_version 1 nothing can follow a `=**` wildcard", block.patternSpan,
+            report(RulesLanguageCodes.unreachableUnderRecursiveWildcard.id, .warning, "unreachable: with rules_version 1 nothing can follow a `=**` wildcard", block.patternSpan,
                    help: "move this block out of the recursive match or use rules_version 2")
         }
         if topLevel { checkRoot(block) }
@@ -138,9 +138,9 @@ struct Checker {
         for segment in block.pattern {
             guard let name = segment.variable else { continue }
             if names.contains(name) {
-                report("RL2020", .warning, "wildcard `\(name)` shadows an outer wildcard", block.patternSpan, help: "rename one of them")
+                report(RulesLanguageCodes.shadowingWildcard.id, .warning, "wildcard `\(name)` shadows an outer wildcard", block.patternSpan, help: "rename one of them")
             } else if BuiltinCatalogue.globalVariables.contains(name) {
-                report("RL2020", .warning, "wildcard `\(name)` shadows the global `\(name)`", block.patternSpan,
+                report(RulesLanguageCodes.shadowingWildcard.id, .warning, "wildcard `\(name)` shadows the global `\(name)`", block.patternSpan,
                        help: "rename the wildcard, e.g. `{\(name)Id}`")
             }
             names.insert(name)
@@ -162,7 +162,7 @@ struct Checker {
               !full.contains(where: { if case .recursive = $0 { true } else { false } }) else { return }
         let relative = full.count - 3
         guard relative == 0 || relative % 2 == 1 else { return }
-        report("RL2025", .warning, "unreachable: this pattern matches a \(relative == 0 ? "database root" : "collection"), not a document",
+        report(RulesLanguageCodes.collectionPattern.id, .warning, "unreachable: this pattern matches a \(relative == 0 ? "database root" : "collection"), not a document",
                block.patternSpan, help: "rules apply to documents: add a `/{docId}` segment")
     }
 
@@ -173,7 +173,7 @@ struct Checker {
             if case .recursive = segment { return }
             if case .literal(let text) = segment, let want, text != want {
                 let root = service == .firestore ? "/databases/{database}/documents" : "/b/{bucket}/o"
-                report("RL2013", .warning, "unreachable: \(service == .firestore ? "Firestore" : "Storage") paths start with `\(root)`",
+                report(RulesLanguageCodes.unreachableRoot.id, .warning, "unreachable: \(service == .firestore ? "Firestore" : "Storage") paths start with `\(root)`",
                        block.patternSpan, help: "nest this block inside `match \(root)`")
                 return
             }
@@ -182,15 +182,15 @@ struct Checker {
 
     mutating func checkAllow(_ allow: AllowRule, scope: [String: Int], variables: Set<String>) {
         if service == .storage && !file.isVersion2 && allow.methods.contains(.list) {
-            report("RL2021", .warning, "`list` is always denied with rules_version 1 in Storage", allow.span,
+            report(RulesLanguageCodes.storageListNeedsVersion2.id, .warning, "`list` is always denied with rules_version 1 in Storage", allow.span,
                    help: "add `rules_version = '2';`")
         }
         guard let condition = allow.condition else { return }
         switch condition.kind {
         case .bool(false):
-            report("RL2012", .warning, "unreachable: this rule never grants (`if false`)", condition.span, help: "remove the rule")
+            report(RulesLanguageCodes.neverGrants.id, .warning, "unreachable: this rule never grants (`if false`)", condition.span, help: "remove the rule")
         case .null, .int, .float, .string, .bytes, .list, .map, .path:
-            report("RL2022", .warning, "condition is not a bool, so this rule never grants", condition.span)
+            report(RulesLanguageCodes.nonBoolLiteralCondition.id, .warning, "condition is not a bool, so this rule never grants", condition.span)
         default: break
         }
         checkExpr(condition, scope: scope, variables: variables)
@@ -208,7 +208,7 @@ struct Checker {
     mutating func checkArity(_ name: String, _ count: Int, _ arity: ClosedRange<Int>, _ span: SourceSpan) {
         guard !arity.contains(count) else { return }
         let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
-        report("RL2003", "`\(name)` takes \(expected) argument\(arity.upperBound == 1 ? "" : "s") but \(count) \(count == 1 ? "was" : "were") given", span)
+        report(RulesLanguageCodes.wrongArity.id, "`\(name)` takes \(expected) argument\(arity.upperBound == 1 ? "" : "s") but \(count) \(count == 1 ? "was" : "were") given", span)
     }
 
     /// Unknown functions (`RL2002`) are warnings: production compiles such a ruleset, and only the
@@ -218,11 +218,12 @@ struct Checker {
         case .identifier(let name):
             if variables.contains(name) || BuiltinCatalogue.globalVariables.contains(name) { return }
             if isNamespace(expr, variables: variables) != nil {
-                report("RL2005", "`\(name)` is a namespace, not a value", expr.span, help: "call one of its functions, e.g. `\(name).\(BuiltinCatalogue.namespaces[name]?.keys.sorted().first ?? "get")(…)`")
+                report(RulesLanguageCodes.namespaceAsValue.id, "`\(name)` is a namespace, not a value", expr.span,
+                       help: "call one of its functions, e.g. `\(name).\(BuiltinCatalogue.namespaces[name]?.keys.sorted().first ?? "get")(…)`")
                 return
             }
             let candidates = variables.union(BuiltinCatalogue.globalVariables)
-            report("RL2001", "unknown variable `\(name)`", expr.span, help: Suggestions.help(for: name, in: candidates.sorted()))
+            report(RulesLanguageCodes.unknownVariable.id, "unknown variable `\(name)`", expr.span, help: Suggestions.help(for: name, in: candidates.sorted()))
         case .call(nil, let name, let arguments):
             if let id = scope[name] {
                 checkArity(name, arguments.count, declarations[id].parameters.count...declarations[id].parameters.count, expr.span)
@@ -231,7 +232,8 @@ struct Checker {
                 checkArity(name, arguments.count, arity, expr.span)
             } else if let arity = BuiltinCatalogue.firestoreFunctions[name] {
                 if service == .storage {
-                    report("RL2002", .warning, "`\(name)()` is not available in Storage rules", expr.span, help: "use `firestore.\(name == "exists" ? "exists" : "get")(…)`")
+                    report(RulesLanguageCodes.unknownFunction.id, .warning, "`\(name)()` is not available in Storage rules", expr.span,
+                           help: "use `firestore.\(name == "exists" ? "exists" : "get")(…)`")
                 } else {
                     checkArity(name, arguments.count, arity, expr.span)
                 }
@@ -241,7 +243,7 @@ struct Checker {
                 if name == "bool" { help = "`bool()` is documented but not available in production; compare with `== 'true'`" }
                 if name == "size" { help = "use the method form: `x.size()`" }
                 if name == "has" { help = "test presence with `'key' in map`" }
-                report("RL2002", .warning, "unknown function `\(name)`", expr.span, help: help)
+                report(RulesLanguageCodes.unknownFunction.id, .warning, "unknown function `\(name)`", expr.span, help: help)
             }
             for argument in arguments { checkExpr(argument, scope: scope, variables: variables) }
         case .call(let receiver?, let name, let arguments):
@@ -252,7 +254,7 @@ struct Checker {
                 } else {
                     var help = Suggestions.closest(to: name, in: functions.keys.sorted()).map { "did you mean `\(namespace).\($0)`?" }
                     if namespace == "math" && name == "isInfinite" { help = "`math.isInfinite` is documented but not available in production" }
-                    report("RL2002", .warning, "unknown function `\(namespace).\(name)`", expr.span, help: help)
+                    report(RulesLanguageCodes.unknownFunction.id, .warning, "unknown function `\(namespace).\(name)`", expr.span, help: help)
                 }
             } else {
                 checkExpr(receiver, scope: scope, variables: variables)
@@ -262,7 +264,7 @@ struct Checker {
                 } else {
                     var help = Suggestions.help(for: name, in: BuiltinCatalogue.methods.keys.sorted())
                     if ["contains", "startsWith", "endsWith", "indexOf"].contains(name) { help = "use `matches()` with a regular expression" }
-                    report("RL2004", "unknown method `\(name)`", expr.span, help: help)
+                    report(RulesLanguageCodes.unknownMethod.id, "unknown method `\(name)`", expr.span, help: help)
                 }
             }
             for argument in arguments { checkExpr(argument, scope: scope, variables: variables) }
@@ -273,7 +275,7 @@ struct Checker {
             if !BuiltinCatalogue.typeNames.contains(typeName) {
                 // The type name is the last token of the `is` expression.
                 let typeSpan = SourceSpan(start: expr.span.end - typeName.utf8.count, end: expr.span.end)
-                report("RL2016", "unknown type `\(typeName)`", typeSpan,
+                report(RulesLanguageCodes.unknownType.id, "unknown type `\(typeName)`", typeSpan,
                        help: Suggestions.help(for: typeName, in: BuiltinCatalogue.typeNames.sorted()))
             }
         default:
@@ -284,7 +286,7 @@ struct Checker {
     mutating func checkRegexLiteral(_ method: String, _ arguments: [Expr]) {
         guard ["matches", "replace", "split"].contains(method), let first = arguments.first,
               case .string(let pattern) = first.kind, let problem = regexEngine.validate(pattern: pattern) else { return }
-        report("RL2017", "invalid regular expression: \(problem.message)", first.span,
+        report(RulesLanguageCodes.invalidRegexLiteral.id, "invalid regular expression: \(problem.message)", first.span,
                help: "patterns use RE2 syntax: no lookaround, backreferences, atomic groups or possessive quantifiers")
     }
 
@@ -305,7 +307,7 @@ struct Checker {
             }
             if cyclic && reported.insert(start).inserted {
                 let function = declarations[start]
-                report("RL2007", "function `\(function.name)` calls itself (directly or through other functions)", function.nameSpan,
+                report(RulesLanguageCodes.recursion.id, "function `\(function.name)` calls itself (directly or through other functions)", function.nameSpan,
                        help: "recursion is not allowed in rules; unroll the logic")
             }
         }

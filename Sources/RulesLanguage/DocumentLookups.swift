@@ -30,7 +30,7 @@ extension Evaluator {
         } else {
             let limit = request.isBatched ? program.limits.maxBatchedLookups : program.limits.maxLookups
             guard lookupCache.count < limit else {
-                throw EvaluationError(code: "RL3011", message: "more than \(limit) document lookups for one request", span: span, isLimit: true)
+                throw EvaluationError(code: RulesLanguageCodes.tooManyLookups.id, message: "more than \(limit) document lookups for one request", span: span, isLimit: true)
             }
             if after && program.service == .firestore && path == requestPath {
                 if request.method == .delete {
@@ -47,7 +47,7 @@ extension Evaluator {
         }
         switch result {
         case .failure(let message):
-            throw EvaluationError(code: "RL3013", message: "lookup of `\(path)` failed: \(message)", span: span)
+            throw EvaluationError(code: RulesLanguageCodes.lookupFailed.id, message: "lookup of `\(path)` failed: \(message)", span: span)
         case .missing:
             return name.hasPrefix("exists") ? .bool(false) : .null
         case .document(let data):

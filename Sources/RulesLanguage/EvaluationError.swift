@@ -27,49 +27,49 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
     // MARK: - Constructors for the stable codes
 
     static func undefinedProperty(_ key: String, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3001", message: "property `\(key)` is undefined on object", span: span)
+        EvaluationError(code: RulesLanguageCodes.undefinedProperty.id, message: "property `\(key)` is undefined on object", span: span)
     }
 
     static func nullValue(_ what: String, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3002", message: "null value error: \(what)", span: span)
+        EvaluationError(code: RulesLanguageCodes.nullValue.id, message: "null value error: \(what)", span: span)
     }
 
     static func unsupported(_ what: String, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3003", message: "unsupported operation: \(what)", span: span)
+        EvaluationError(code: RulesLanguageCodes.unsupportedOperation.id, message: "unsupported operation: \(what)", span: span)
     }
 
     static func divideByZero(_ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3004", message: "divide by zero", span: span)
+        EvaluationError(code: RulesLanguageCodes.divideByZero.id, message: "divide by zero", span: span)
     }
 
     static func indexOutOfRange(_ index: Int64, size: Int, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3005", message: "index out of bounds: index \(index), size \(size)", span: span)
+        EvaluationError(code: RulesLanguageCodes.indexOutOfRange.id, message: "index out of bounds: index \(index), size \(size)", span: span)
     }
 
     static func functionNotFound(_ name: String, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3006", message: "function not found: `\(name)`", span: span)
+        EvaluationError(code: RulesLanguageCodes.functionNotFound.id, message: "function not found: `\(name)`", span: span)
     }
 
     static func notBoolean(_ value: Value, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3007", message: "condition is \(value.typeName) `\(value)`, not bool", span: span)
+        EvaluationError(code: RulesLanguageCodes.notBool.id, message: "condition is \(value.typeName) `\(value)`, not bool", span: span)
     }
 
     static func invalidArgument(_ what: String, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3008", message: "invalid argument: \(what)", span: span)
+        EvaluationError(code: RulesLanguageCodes.invalidArgument.id, message: "invalid argument: \(what)", span: span)
     }
 
     static func overflow(_ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3009", message: "integer overflow", span: span)
+        EvaluationError(code: RulesLanguageCodes.integerOverflow.id, message: "integer overflow", span: span)
     }
 
     static func workLimit(_ limit: Int, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3024", message: "built-in operations did more than \(limit) units of work for one request",
+        EvaluationError(code: RulesLanguageCodes.workLimit.id, message: "built-in operations did more than \(limit) units of work for one request",
                         span: span, isLimit: true)
     }
 
     /// `RL3025`: `operation` would build a value of `size` units (`bytes`, `elements`, `segments`).
     static func valueTooLarge(_ operation: String, size: Int, unit: String, limit: Int, _ span: SourceSpan?) -> EvaluationError {
-        EvaluationError(code: "RL3025", message: "\(operation) would build a value of \(size) \(unit), more than the limit of \(limit)",
+        EvaluationError(code: RulesLanguageCodes.valueTooLarge.id, message: "\(operation) would build a value of \(size) \(unit), more than the limit of \(limit)",
                         span: span, isLimit: true)
     }
 }

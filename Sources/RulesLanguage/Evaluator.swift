@@ -63,11 +63,11 @@ final class Evaluator {
         defer { coverage?.requestCount += 1 }
         guard request.service == program.service else {
             decision.requestError = EvaluationError(
-                code: "RL3015", message: "request is for \(request.service.rawValue) but the rules are for \(program.service.rawValue)")
+                code: RulesLanguageCodes.serviceMismatch.id, message: "request is for \(request.service.rawValue) but the rules are for \(program.service.rawValue)")
             return decision
         }
         if program.service == .storage && request.method == .list && !program.file.isVersion2 {
-            decision.requestError = EvaluationError(code: "RL3016", message: "list is only allowed with rules_version = '2'")
+            decision.requestError = EvaluationError(code: RulesLanguageCodes.storageListDenied.id, message: "list is only allowed with rules_version = '2'")
             return decision
         }
         // An empty segment (`a//b`, a trailing `/`) names no document or object; collapsing it
@@ -75,7 +75,7 @@ final class Evaluator {
         let slash = UInt8(ascii: "/")
         let pathBody = request.path.utf8.first == slash ? request.path.utf8.dropFirst() : request.path.utf8[...]
         if pathBody.split(separator: slash, omittingEmptySubsequences: false).contains(where: \.isEmpty) {
-            decision.requestError = EvaluationError(code: "RL3023", message: "request path `\(request.path)` has an empty segment")
+            decision.requestError = EvaluationError(code: RulesLanguageCodes.emptyPathSegment.id, message: "request path `\(request.path)` has an empty segment")
             return decision
         }
         let segments = requestPath.segments
@@ -83,7 +83,7 @@ final class Evaluator {
         collect(program.roots, segments, from: 0, into: &pending)
         if matchSteps > Evaluator.matchStepLimit {
             decision.requestError = EvaluationError(
-                code: "RL3018", message: "matching the path against the rules took more than \(Evaluator.matchStepLimit) steps", isLimit: true)
+                code: RulesLanguageCodes.pathMatchingLimit.id, message: "matching the path against the rules took more than \(Evaluator.matchStepLimit) steps", isLimit: true)
             return decision
         }
 
@@ -147,13 +147,14 @@ final class Evaluator {
     func eval(_ expr: Expr) throws(EvaluationError) -> Value {
         steps += 1
         if steps > program.limits.evaluationStepLimit {
-            throw EvaluationError(code: "RL3012", message: "more than \(program.limits.evaluationStepLimit) expressions evaluated for one request",
+            throw EvaluationError(code: RulesLanguageCodes.tooManySteps.id, message: "more than \(program.limits.evaluationStepLimit) expressions evaluated for one request",
                                   span: expr.span, isLimit: true)
         }
         evaluationDepth += 1
         defer { evaluationDepth -= 1 }
         if evaluationDepth > program.limits.maxEvaluationDepth {
-            throw EvaluationError(code: "RL3019", message: "expressions nest more than \(program.limits.maxEvaluationDepth) deep across function calls",
+            throw EvaluationError(code: RulesLanguageCodes.evaluationTooDeep.id,
+                                  message: "expressions nest more than \(program.limits.maxEvaluationDepth) deep across function calls",
                                   span: expr.span, isLimit: true)
         }
         guard let coverage, !explaining else { return try evalNode(expr) }
@@ -304,7 +305,7 @@ final class Evaluator {
         switch name {
         case "request": return requestValue
         case "resource": return resourceValue
-        default: throw EvaluationError(code: "RL3014", message: "unknown variable `\(name)`", span: span)
+        default: throw EvaluationError(code: RulesLanguageCodes.unboundVariable.id, message: "unknown variable `\(name)`", span: span)
         }
     }
 
@@ -437,11 +438,12 @@ final class Evaluator {
     func callUser(_ function: CompiledFunction, _ arguments: [Expr], _ span: SourceSpan) throws(EvaluationError) -> Value {
         let declaration = function.declaration
         guard arguments.count == declaration.parameters.count else {
-            throw EvaluationError(code: "RL3017", message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
+            throw EvaluationError(code: RulesLanguageCodes.argumentCount.id,
+                                  message: "`\(declaration.name)` takes \(declaration.parameters.count) arguments, got \(arguments.count)", span: span)
         }
         let args = try evalArguments(arguments)
         guard callDepth < program.limits.maxCallDepth else {
-            throw EvaluationError(code: "RL3010", message: "function call depth exceeds \(program.limits.maxCallDepth)", span: span, isLimit: true)
+            throw EvaluationError(code: RulesLanguageCodes.callDepth.id, message: "function call depth exceeds \(program.limits.maxCallDepth)", span: span, isLimit: true)
         }
         let savedFrame = frame
         let savedScope = scope

@@ -84,7 +84,7 @@ struct Lexer {
                     position += 1
                 }
                 if !closed {
-                    report("RL1007", "unterminated block comment", SourceSpan(start: start, end: start + 2), help: "close the comment with `*/`")
+                    report(RulesLanguageCodes.unterminatedComment.id, "unterminated block comment", SourceSpan(start: start, end: start + 2), help: "close the comment with `*/`")
                 }
             } else {
                 return
@@ -127,7 +127,7 @@ struct Lexer {
         case "#": "comments start with `//`"
         default: nil
         }
-        report("RL1002", "unexpected character `\(shown)`", SourceSpan(start: start, end: position), help: help)
+        report(RulesLanguageCodes.unexpectedCharacter.id, "unexpected character `\(shown)`", SourceSpan(start: start, end: position), help: help)
         return Token(kind: .invalid, span: SourceSpan(start: start, end: position))
     }
 
@@ -189,7 +189,7 @@ struct Lexer {
                 position += 1
             }
             let span = SourceSpan(start: start, end: position)
-            report("RL1006", "unsupported number literal `\(text(start, position))`", span,
+            report(RulesLanguageCodes.unsupportedNumber.id, "unsupported number literal `\(text(start, position))`", span,
                    help: "write integers in decimal and floats as `1.5`; exponent and hex forms are not supported")
             return Token(kind: .invalid, span: span)
         }
@@ -199,7 +199,7 @@ struct Lexer {
             return Token(kind: .float(Double(literal) ?? 0), span: span)
         }
         guard let value = Int64(literal) else {
-            report("RL1005", "integer literal `\(literal)` is out of range", span,
+            report(RulesLanguageCodes.integerOutOfRange.id, "integer literal `\(literal)` is out of range", span,
                    help: "integers are signed 64-bit (at most 9223372036854775807)")
             return Token(kind: .invalid, span: span)
         }
@@ -213,7 +213,7 @@ struct Lexer {
         while true {
             guard let c = byte(at: position), c != 0x0A else {
                 let span = SourceSpan(start: start, end: position)
-                report("RL1003", "unterminated string literal", span, help: "add a closing `\(Character(Unicode.Scalar(quote)))`")
+                report(RulesLanguageCodes.unterminatedString.id, "unterminated string literal", span, help: "add a closing `\(Character(Unicode.Scalar(quote)))`")
                 return Token(kind: .invalid, span: span)
             }
             position += 1
@@ -237,7 +237,7 @@ struct Lexer {
             case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"):
                 let count = e == UInt8(ascii: "x") ? 2 : (e == UInt8(ascii: "u") ? 4 : 8)
                 guard let value = hexValue(count: count) else {
-                    report("RL1004", "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
+                    report(RulesLanguageCodes.invalidEscape.id, "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
                            help: "`\\\(Character(Unicode.Scalar(e)))` needs \(count) hex digits")
                     continue
                 }
@@ -246,7 +246,7 @@ struct Lexer {
                 } else if let scalar = Unicode.Scalar(value) {
                     out += Array(String(Character(scalar)).utf8)
                 } else {
-                    report("RL1004", "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
+                    report(RulesLanguageCodes.invalidEscape.id, "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
                            help: "the code point is not a Unicode scalar value")
                 }
             case UInt8(ascii: "0")...UInt8(ascii: "7"):
@@ -258,7 +258,7 @@ struct Lexer {
                     digits += 1
                 }
                 if digits != 3 || value > 255 {
-                    report("RL1004", "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
+                    report(RulesLanguageCodes.invalidEscape.id, "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
                            help: "octal escapes have exactly three digits up to `\\377`")
                 } else if asBytes {
                     out.append(UInt8(value))
@@ -266,7 +266,7 @@ struct Lexer {
                     out += Array(String(Character(scalar)).utf8)
                 }
             default:
-                report("RL1004", "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
+                report(RulesLanguageCodes.invalidEscape.id, "invalid escape sequence", SourceSpan(start: escapeStart, end: position),
                        help: "use `\\\\` for a literal backslash")
             }
         }

@@ -24,7 +24,7 @@ public enum RulesParser {
     public static func parse(_ source: SourceFile, limits: RulesLimits = .default) -> ParseResult {
         guard source.bytes.count <= limits.maxSourceBytes else {
             let diagnostic = Diagnostic(
-                code: "RL1001",
+                code: RulesLanguageCodes.sourceTooLarge.id,
                 message: "rules source is too large (\(source.bytes.count) bytes, limit \(limits.maxSourceBytes))",
                 span: SourceSpan(start: 0, end: 0), help: "split the rules or remove unused functions")
             return ParseResult(file: RulesFile(), diagnostics: [diagnostic])
@@ -38,13 +38,13 @@ public enum RulesParser {
     public static func parseExpression(_ text: String, limits: RulesLimits = .default) -> (Expr?, [Diagnostic]) {
         let bytes = Array(text.utf8)
         guard bytes.count <= limits.maxSourceBytes else {
-            return (nil, [Diagnostic(code: "RL1001", message: "expression is too large", span: SourceSpan(start: 0, end: 0))])
+            return (nil, [Diagnostic(code: RulesLanguageCodes.sourceTooLarge.id, message: "expression is too large", span: SourceSpan(start: 0, end: 0))])
         }
         var parser = Parser(bytes: bytes, limits: limits)
         do {
             let expr = try parser.parseExpression()
             if parser.token.kind != .end {
-                parser.error("RL1010", "expected end of expression, found \(parser.token.described)", parser.token.span)
+                parser.error(RulesLanguageCodes.expectedToken.id, "expected end of expression, found \(parser.token.described)", parser.token.span)
                 return (nil, parser.allDiagnostics)
             }
             let diagnostics = parser.allDiagnostics
@@ -100,7 +100,7 @@ struct Parser {
     mutating func expect(_ symbol: String, help: String? = nil) throws(ParseFailure) {
         guard isSymbol(symbol) else {
             if token.kind == .invalid { throw ParseFailure() }
-            throw fail("RL1010", "expected `\(symbol)`, found \(token.described)", token.span, help: help)
+            throw fail(RulesLanguageCodes.expectedToken.id, "expected `\(symbol)`, found \(token.described)", token.span, help: help)
         }
         advance()
     }
@@ -108,7 +108,7 @@ struct Parser {
     mutating func expectIdentifier(_ what: String) throws(ParseFailure) -> (String, SourceSpan) {
         guard case .identifier(let name) = token.kind else {
             if token.kind == .invalid { throw ParseFailure() }
-            throw fail("RL1010", "expected \(what), found \(token.described)", token.span)
+            throw fail(RulesLanguageCodes.expectedToken.id, "expected \(what), found \(token.described)", token.span)
         }
         let span = token.span
         advance()
@@ -118,7 +118,7 @@ struct Parser {
     mutating func enter() throws(ParseFailure) {
         depth += 1
         if depth > limits.maxNestingDepth {
-            throw fail("RL1012", "nesting is too deep (limit \(limits.maxNestingDepth))", token.span,
+            throw fail(RulesLanguageCodes.nestingTooDeep.id, "nesting is too deep (limit \(limits.maxNestingDepth))", token.span,
                        help: "split the expression into functions")
         }
     }
@@ -126,7 +126,7 @@ struct Parser {
     mutating func node(_ kind: ExprKind, _ span: SourceSpan) throws(ParseFailure) -> Expr {
         let expr = Expr(kind, span: span)
         if expr.height > limits.maxNestingDepth {
-            throw fail("RL1012", "expression nests too deeply (limit \(limits.maxNestingDepth))", span,
+            throw fail(RulesLanguageCodes.nestingTooDeep.id, "expression nests too deeply (limit \(limits.maxNestingDepth))", span,
                        help: "split the expression into functions")
         }
         return expr
@@ -165,12 +165,12 @@ struct Parser {
                 } else if isWord("service") {
                     file.services.append(try parseService())
                 } else if isWord("rules_version") {
-                    throw fail("RL1021", "`rules_version` must come first", token.span,
+                    throw fail(RulesLanguageCodes.versionNotFirst.id, "`rules_version` must come first", token.span,
                                help: "move `rules_version = '2';` to the top of the file")
                 } else if token.kind == .invalid {
                     throw ParseFailure()
                 } else {
-                    throw fail("RL1010", "expected `service` or `function`, found \(token.described)", token.span)
+                    throw fail(RulesLanguageCodes.expectedToken.id, "expected `service` or `function`, found \(token.described)", token.span)
                 }
             } catch {
                 let before = token.span.start
@@ -185,10 +185,10 @@ struct Parser {
         advance()
         try expect("=")
         guard case .string(let version) = token.kind else {
-            throw fail("RL1010", "expected a version string, found \(token.described)", token.span, help: "write `rules_version = '2';`")
+            throw fail(RulesLanguageCodes.expectedToken.id, "expected a version string, found \(token.described)", token.span, help: "write `rules_version = '2';`")
         }
         guard version == "1" || version == "2" else {
-            throw fail("RL1022", "unknown rules version `\(version)`", token.span, help: "use `'1'` or `'2'`")
+            throw fail(RulesLanguageCodes.unknownVersion.id, "unknown rules version `\(version)`", token.span, help: "use `'1'` or `'2'`")
         }
         advance()
         if isSymbol(";") { advance() }
@@ -210,7 +210,7 @@ struct Parser {
         case "cloud.firestore": kind = .firestore
         case "firebase.storage", "cloud.storage": kind = .storage
         default:
-            throw fail("RL1013", "unknown service `\(name)`", nameSpan,
+            throw fail(RulesLanguageCodes.unknownService.id, "unknown service `\(name)`", nameSpan,
                        help: Suggestions.help(for: name, in: ["cloud.firestore", "firebase.storage"]) ?? "use `cloud.firestore` or `firebase.storage`")
         }
         var service = ServiceDecl(kind: kind, name: name, span: SourceSpan(start: start, end: start))
@@ -226,7 +226,7 @@ struct Parser {
                 } else if token.kind == .invalid {
                     throw ParseFailure()
                 } else {
-                    throw fail("RL1010", "expected `match` or `function`, found \(token.described)", token.span)
+                    throw fail(RulesLanguageCodes.expectedToken.id, "expected `match` or `function`, found \(token.described)", token.span)
                 }
             } catch {
                 recover()
@@ -257,7 +257,7 @@ struct Parser {
                     throw ParseFailure()
                 } else {
                     let help = Suggestions.help(for: token.described.trimmingBackticks, in: ["allow", "match", "function"])
-                    throw fail("RL1010", "expected `allow`, `match` or `function`, found \(token.described)", token.span, help: help)
+                    throw fail(RulesLanguageCodes.expectedToken.id, "expected `allow`, `match` or `function`, found \(token.described)", token.span, help: help)
                 }
             } catch {
                 recover()
@@ -271,7 +271,7 @@ struct Parser {
     /// Scans `/seg/{var}/{rest=**}` raw from the bytes.
     mutating func parsePattern() throws(ParseFailure) -> ([PatternSegment], SourceSpan) {
         guard isSymbol("/") else {
-            throw fail("RL1015", "expected a path pattern starting with `/`, found \(token.described)", token.span)
+            throw fail(RulesLanguageCodes.invalidPathPattern.id, "expected a path pattern starting with `/`, found \(token.described)", token.span)
         }
         let start = token.span.start
         lexer.position = start
@@ -294,7 +294,7 @@ struct Parser {
                     var end = lexer.position
                     while let c = lexer.byte(at: end), c != UInt8(ascii: "}"), c != UInt8(ascii: "/"), !Lexer.isSpace(c) { end += 1 }
                     if lexer.byte(at: end) == UInt8(ascii: "}") { end += 1 }
-                    throw fail("RL1015", "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: end),
+                    throw fail(RulesLanguageCodes.invalidPathPattern.id, "invalid wildcard in path pattern", SourceSpan(start: segmentStart, end: end),
                                help: "write `{name}` for one segment or `{name=**}` for many")
                 }
                 lexer.position += 1
@@ -302,7 +302,7 @@ struct Parser {
             } else if let literal = lexer.scanLiteralSegment(allowParentheses: true) {
                 segments.append(.literal(literal))
             } else {
-                throw fail("RL1015", "empty segment in path pattern", SourceSpan(start: segmentStart - 1, end: segmentStart),
+                throw fail(RulesLanguageCodes.invalidPathPattern.id, "empty segment in path pattern", SourceSpan(start: segmentStart - 1, end: segmentStart),
                            help: "remove the extra `/`")
             }
         }
@@ -320,7 +320,7 @@ struct Parser {
             if !methods.isEmpty { advance() }
             let (word, span) = try expectIdentifier("a method (`read`, `write`, `get`, `list`, `create`, `update`, `delete`)")
             guard let method = RuleMethod(rawValue: word) else {
-                throw fail("RL1014", "unknown method `\(word)`", span,
+                throw fail(RulesLanguageCodes.unknownAllowMethod.id, "unknown method `\(word)`", span,
                            help: Suggestions.help(for: word, in: RuleMethod.allCases.map(\.rawValue))
                                ?? "methods are `read`, `write`, `get`, `list`, `create`, `update` and `delete`")
             }
@@ -330,7 +330,7 @@ struct Parser {
         if isSymbol(":") {
             advance()
             guard isWord("if") else {
-                throw fail("RL1010", "expected `if`, found \(token.described)", token.span, help: "write `allow read: if <condition>;`")
+                throw fail(RulesLanguageCodes.expectedToken.id, "expected `if`, found \(token.described)", token.span, help: "write `allow read: if <condition>;`")
             }
             advance()
             condition = try parseExpression()
@@ -339,7 +339,7 @@ struct Parser {
         if isSymbol(";") {
             advance()
         } else if !isSymbol("}") && !isWord("allow") && !isWord("match") && !isWord("function") {
-            throw fail("RL1010", "expected `;`, found \(token.described)", token.span, help: hintAfterExpression())
+            throw fail(RulesLanguageCodes.expectedToken.id, "expected `;`, found \(token.described)", token.span, help: hintAfterExpression())
         }
         return AllowRule(methods: methods, condition: condition, span: SourceSpan(start: start, end: end))
     }
@@ -367,7 +367,7 @@ struct Parser {
             lets.append(LetBinding(name: letName, value: value, span: SourceSpan(start: letStart, end: previousEnd)))
         }
         guard isWord("return") else {
-            throw fail("RL1010", "expected `return`, found \(token.described)", token.span,
+            throw fail(RulesLanguageCodes.expectedToken.id, "expected `return`, found \(token.described)", token.span,
                        help: "a function body is `let` bindings followed by one `return <expression>;`")
         }
         advance()
@@ -468,7 +468,7 @@ struct Parser {
                 }
             } else if isSymbol("(") {
                 guard case .identifier(let name) = expr.kind else {
-                    throw fail("RL1017", "only a name can be called", expr.span, help: "call functions by name: `f(x)` or `x.method()`")
+                    throw fail(RulesLanguageCodes.callOfNonName.id, "only a name can be called", expr.span, help: "call functions by name: `f(x)` or `x.method()`")
                 }
                 let arguments = try parseArguments()
                 expr = try node(.call(receiver: nil, name: name, arguments: arguments), SourceSpan(start: expr.span.start, end: previousEnd))
@@ -547,7 +547,7 @@ struct Parser {
                     if isSymbol("}") { break }
                 }
                 guard case .string(let key) = token.kind else {
-                    throw fail("RL1018", "map keys must be string literals, found \(token.described)", token.span,
+                    throw fail(RulesLanguageCodes.mapKeyNotString.id, "map keys must be string literals, found \(token.described)", token.span,
                                help: "quote the key: `{'name': value}`")
                 }
                 advance()
@@ -561,7 +561,7 @@ struct Parser {
         case .invalid:
             throw ParseFailure()
         default:
-            throw fail("RL1011", "expected an expression, found \(token.described)", span)
+            throw fail(RulesLanguageCodes.expectedExpression.id, "expected an expression, found \(token.described)", span)
         }
     }
 
@@ -580,7 +580,7 @@ struct Parser {
                 defer { depth -= 1 }
                 let inner = try parseExpression()
                 guard isSymbol(")") else {
-                    throw fail("RL1010", "expected `)` to close `$(`, found \(token.described)", token.span)
+                    throw fail(RulesLanguageCodes.expectedToken.id, "expected `)` to close `$(`, found \(token.described)", token.span)
                 }
                 lexer.position = token.span.end
                 segments.append(.interpolation(inner))
@@ -589,7 +589,7 @@ struct Parser {
                 let nameStart = lexer.position
                 while let c = lexer.byte(at: lexer.position), Lexer.isIdentifierPart(c) { lexer.position += 1 }
                 guard lexer.position > nameStart, lexer.byte(at: lexer.position) == UInt8(ascii: "}") else {
-                    throw fail("RL1019", "invalid `{name}` segment in path", SourceSpan(start: segmentStart, end: lexer.position))
+                    throw fail(RulesLanguageCodes.invalidPathSegment.id, "invalid `{name}` segment in path", SourceSpan(start: segmentStart, end: lexer.position))
                 }
                 segments.append(.placeholder(lexer.text(nameStart, lexer.position)))
                 lexer.position += 1
@@ -599,13 +599,13 @@ struct Parser {
                 // closing `)` would join the segment: the text would no longer parse back to
                 // the same tree.
                 guard Self.hasBalancedParentheses(literal) else {
-                    throw fail("RL1019", "unclosed `(` in path segment `\(literal)`",
+                    throw fail(RulesLanguageCodes.invalidPathSegment.id, "unclosed `(` in path segment `\(literal)`",
                                SourceSpan(start: segmentStart, end: lexer.position),
                                help: "close it with `)`, or build the path from a string: `path('/a/b(')`")
                 }
                 segments.append(.literal(literal))
             } else {
-                throw fail("RL1019", "expected a path segment after `/`", SourceSpan(start: segmentStart - 1, end: segmentStart),
+                throw fail(RulesLanguageCodes.invalidPathSegment.id, "expected a path segment after `/`", SourceSpan(start: segmentStart - 1, end: segmentStart),
                            help: "paths look like `/users/$(request.auth.uid)`; for division put an operand before `/`")
             }
             guard lexer.byte(at: lexer.position) == UInt8(ascii: "/"),

@@ -45,7 +45,7 @@ public enum RulesCompiler {
         if diagnostics.count > diagnosticCap {
             let dropped = diagnostics.count - diagnosticCap
             diagnostics = Array(diagnostics.prefix(diagnosticCap))
-            diagnostics.append(Diagnostic(code: "RL1000", severity: .note, message: "\(dropped) more diagnostics were truncated"))
+            diagnostics.append(Diagnostic(code: RulesLanguageCodes.diagnosticsTruncated.id, severity: .note, message: "\(dropped) more diagnostics were truncated"))
         }
         let hasErrors = diagnostics.contains { $0.severity == .error }
         guard !hasErrors, let service = parsed.file.services.first else {

@@ -175,7 +175,7 @@ extension RegexEngine {
 public struct UnavailableRegexEngine: RegexEngine {
     /// Creates a request; unspecified fields mean "absent".
     public init() {}
-    static let error = RegexError(code: "RL3022", message: "no regular-expression engine is configured")
+    static let error = RegexError(code: RulesLanguageCodes.noRegexEngine.id, message: "no regular-expression engine is configured")
     /// Always throws `RL3022`.
     public func matches(_ subject: String, pattern: String) throws(RegexError) -> Bool { throw Self.error }
     /// Always throws `RL3022`.

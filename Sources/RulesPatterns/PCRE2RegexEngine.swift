@@ -44,7 +44,7 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
         do {
             compiled = try Pattern(source, anchoring: wholeString ? .wholeString : .search, limits: limits, dollarEndOnly: true)
         } catch {
-            throw RegexError(code: "RL3020", message: "invalid regular expression `\(source)`: \(error)")
+            throw RegexError(code: RulesLanguageCodes.invalidRegex.id, message: "invalid regular expression `\(source)`: \(error)")
         }
         lock.lock()
         if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
@@ -56,13 +56,13 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
     /// The RE2 syntax check, then a PCRE2 compile; nil when the pattern is usable.
     public func validate(pattern: String) -> RegexError? {
         if let construct = RE2Syntax.unsupportedConstruct(in: pattern) {
-            return RegexError(code: "RL3020", message: "\(construct) is not supported in RE2 syntax")
+            return RegexError(code: RulesLanguageCodes.invalidRegex.id, message: "\(construct) is not supported in RE2 syntax")
         }
         do {
             _ = try Pattern(pattern, anchoring: .search, limits: limits, jit: false)
             return nil
         } catch {
-            return RegexError(code: "RL3020", message: "\(error)")
+            return RegexError(code: RulesLanguageCodes.invalidRegex.id, message: "\(error)")
         }
     }
 
@@ -71,9 +71,9 @@ public final class PCRE2RegexEngine: RegexEngine, @unchecked Sendable {
             return try body()
         } catch {
             if error.isLimitExceeded {
-                throw RegexError(code: "RL3021", message: "regular expression match limit exceeded")
+                throw RegexError(code: RulesLanguageCodes.regexMatchLimit.id, message: "regular expression match limit exceeded")
             }
-            throw RegexError(code: "RL3020", message: "\(error)")
+            throw RegexError(code: RulesLanguageCodes.invalidRegex.id, message: "\(error)")
         }
     }
 

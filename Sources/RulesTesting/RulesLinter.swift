@@ -1,20 +1,6 @@
 import Diagnostics
 import RulesLanguage
 
-/// Stable codes of the linter's warnings (area `RL8xxx`, lint). Wording may change; codes never do.
-public enum LintCode {
-    /// `allow write` (or create/update/delete) with no condition or `if true`.
-    public static let unconditionalWrite = "RL8001"
-    /// A write under a `{userId}`-style wildcard that never compares `request.auth.uid` with it.
-    public static let ownershipHole = "RL8002"
-    /// A rule covering `delete` that reads `request.resource`, which a delete does not have.
-    public static let deleteReadsRequestResource = "RL8003"
-    /// A function no `allow` condition ever calls, directly or through other functions.
-    public static let unusedFunction = "RL8004"
-    /// A note: the analysis of calls stopped at its work limit, so findings may be incomplete.
-    public static let analysisLimit = "RL8005"
-}
-
 /// Finds what reviewers of security rules tend to miss, in a parsed ruleset that may be
 /// syntactically fine: unconditional writes, ownership holes, deletes that can never succeed
 /// and dead functions. Works on the syntax tree only; it never evaluates anything.
@@ -22,7 +8,7 @@ public enum RulesLinter {
     /// Lints a parsed rules file.
     ///
     /// - Parameter file: the syntax tree from `RulesParser.parse`.
-    /// - Returns: warnings ordered by position, each with a stable ``LintCode``.
+    /// - Returns: warnings ordered by position, each with a stable `RL8xxx` code of ``RulesLanguageCodes``.
     public static func lint(_ file: RulesFile) -> [Diagnostic] {
         analyze(file).diagnostics
     }
@@ -69,7 +55,7 @@ public enum RulesLinter {
         }
         if let stop = memo.stoppedAt {
             diagnostics.append(Diagnostic(
-                code: LintCode.analysisLimit, severity: .note,
+                code: RulesLanguageCodes.analysisLimit.id, severity: .note,
                 message: "calls were followed for \(limit) units of work and no further; findings may be incomplete",
                 span: stop,
                 help: "RL8002 may warn about comparisons made in calls it did not follow; split the rules or reduce the calls per function"))
@@ -77,7 +63,7 @@ public enum RulesLinter {
         let used = collector.calledFunctions()
         for function in collector.functions where !used.contains(function.id) {
             diagnostics.append(Diagnostic(
-                code: LintCode.unusedFunction, severity: .warning,
+                code: RulesLanguageCodes.unusedFunction.id, severity: .warning,
                 message: "function `\(function.decl.name)` is never called",
                 span: function.decl.nameSpan,
                 help: "remove it, or call it from an `allow` condition"))
@@ -99,14 +85,14 @@ public enum RulesLinter {
         if unconditional {
             let written = allow.condition == nil ? "`allow \(methods)` has no condition" : "`allow \(methods): if true`"
             result.append(Diagnostic(
-                code: LintCode.unconditionalWrite, severity: .warning,
+                code: RulesLanguageCodes.unconditionalWrite.id, severity: .warning,
                 message: "\(written): anyone can write here",
                 span: allow.span,
                 help: "require a signed-in owner, e.g. `if request.auth != null && request.auth.uid == userId`"))
         } else {
             for wildcard in site.ownerWildcards where !facts.comparedWithUID.contains(wildcard) {
                 let diagnostic = Diagnostic(
-                    code: LintCode.ownershipHole, severity: .warning,
+                    code: RulesLanguageCodes.ownershipHole.id, severity: .warning,
                     message: "`allow \(methods)` under `{\(wildcard)}` never compares `request.auth.uid` with `\(wildcard)`",
                     span: allow.span,
                     help: "any signed-in user may write another user's data; add `request.auth.uid == \(wildcard)`")
@@ -118,7 +104,7 @@ public enum RulesLinter {
         let coversDelete = allow.methods.contains(.write) || allow.methods.contains(.delete)
         if coversDelete, facts.readsRequestResource, !facts.readsRequestMethod {
             result.append(Diagnostic(
-                code: LintCode.deleteReadsRequestResource, severity: .warning,
+                code: RulesLanguageCodes.deleteReadsRequestResource.id, severity: .warning,
                 message: "`allow \(methods)` reads `request.resource`, which a delete does not have",
                 span: allow.span,
                 help: "this rule can never allow a delete; give `delete` its own `allow` that does not read `request.resource`"))

@@ -93,7 +93,7 @@ public enum PropertyFileLoader {
         do {
             text = try BoundedFile.text(path)
         } catch {
-            throw PropertyFileError(code: "VF1001", location: path + error.location, message: error.message)
+            throw PropertyFileError(code: VerificationCodes.unreadablePropertyFile.id, location: path + error.location, message: error.message)
         }
         return try decode(text, path: path)
     }
@@ -105,11 +105,11 @@ public enum PropertyFileLoader {
         do {
             tree = lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? try YAMLReader.read(text) : try JSONReader.read(text)
         } catch {
-            throw PropertyFileError(code: "VF1002", location: "\(path):\(error.line):\(error.column)", message: error.message)
+            throw PropertyFileError(code: VerificationCodes.propertyFileSyntax.id, location: "\(path):\(error.line):\(error.column)", message: error.message)
         }
         let file = SourceFile(name: path, text: text)
         func fail(_ message: String, near needle: String? = nil) -> PropertyFileError {
-            PropertyFileError(code: "VF1003", location: locate(needle, in: file), message: message)
+            PropertyFileError(code: VerificationCodes.propertyFileFormat.id, location: locate(needle, in: file), message: message)
         }
         guard case .map = tree else { throw fail("the file must hold a map with `rules`, `service` and `properties`") }
         guard case .string(let rules)? = tree["rules"], !rules.isEmpty else { throw fail("missing key `rules` (the path of the .rules file)") }
@@ -127,7 +127,8 @@ public enum PropertyFileLoader {
             func failHere(_ message: String, _ needle: String? = nil) -> PropertyFileError {
                 let offset = needle.flatMap { locateOffset($0, in: file, from: anchor) } ?? anchor
                 let location = file.location(of: offset)
-                return PropertyFileError(code: "VF1003", location: "\(path):\(location.line):\(location.column)", message: "property `\(name)`: \(message)")
+                return PropertyFileError(code: VerificationCodes.propertyFileFormat.id, location: "\(path):\(location.line):\(location.column)",
+                                         message: "property `\(name)`: \(message)")
             }
             guard case .string(let pathText)? = item["path"], pathText.hasPrefix("/") else {
                 throw failHere("`path` must be a string starting with `/`", "\"path\"")
@@ -173,7 +174,8 @@ public enum PropertyFileLoader {
                 let (expr, diagnostics) = RulesParser.parseExpression(parseText)
                 if let problem = diagnostics.first(where: { $0.severity == .error }) {
                     let location = problem.span.map { conditionSource.location(of: $0.start) }
-                    throw PropertyFileError(code: "VF1004", location: location.map { "\(conditionSource.name):\($0.line):\($0.column)" } ?? path,
+                    throw PropertyFileError(code: VerificationCodes.propertyCondition.id,
+                                            location: location.map { "\(conditionSource.name):\($0.line):\($0.column)" } ?? path,
                                             message: "property `\(name)`: condition: \(problem.message) [\(problem.code)]")
                 }
                 condition = expr

@@ -124,7 +124,7 @@ import Testing
                     if case .mustMatch = rule.check { isViolated = !matches } else { isViolated = matches }
                 default:
                     guard let violation = rule.evaluate(input) else { continue }
-                    if violation.code == CompiledRule.gaveUpCode { return nil }
+                    if violation.code == RulePackCodes.matchGaveUp.id { return nil }
                     isViolated = true
                 }
                 if isViolated {

@@ -53,25 +53,25 @@ struct LinterAnalysisTests {
     @Test("a function called only deeper than the analysis follows is still called (no RL8004)")
     func deepChainIsUsed() {
         let findings = RulesLinter.lint(Self.tree(Self.chain(levels: 30, calls: 1)))
-        #expect(!findings.contains { $0.code == LintCode.unusedFunction }, "\(findings.map(\.message))")
+        #expect(!findings.contains { $0.code == RulesLanguageCodes.unusedFunction.id }, "\(findings.map(\.message))")
         // The comparison sits 29 calls deep, past the 20 evaluation allows: the hole is real.
-        #expect(findings.map(\.code) == [LintCode.ownershipHole])
+        #expect(findings.map(\.code) == [RulesLanguageCodes.ownershipHole.id])
     }
 
     @Test("a function nothing calls is still RL8004")
     func unusedStillReported() {
         let text = Self.chain(levels: 3, calls: 2).replacingOccurrences(of: "    function f0(x)", with: "    function spare() { return true; }\n    function f0(x)")
         let findings = RulesLinter.lint(Self.tree(text))
-        #expect(findings.filter { $0.code == LintCode.unusedFunction }.map(\.message) == ["function `spare` is never called"])
+        #expect(findings.filter { $0.code == RulesLanguageCodes.unusedFunction.id }.map(\.message) == ["function `spare` is never called"])
     }
 
     @Test("past the work limit calls are no longer followed and a note RL8005 says so")
     func workLimitNote() {
         let file = Self.tree(Self.chain(levels: 9, calls: 10, distinct: true))
         let findings = RulesLinter.lint(file, analysisWorkLimit: 40)
-        let note = findings.first { $0.code == LintCode.analysisLimit }
+        let note = findings.first { $0.code == RulesLanguageCodes.analysisLimit.id }
         #expect(note?.severity == .note)
         #expect(note?.message == "calls were followed for 40 units of work and no further; findings may be incomplete")
-        #expect(!RulesLinter.lint(file).contains { $0.code == LintCode.analysisLimit })
+        #expect(!RulesLinter.lint(file).contains { $0.code == RulesLanguageCodes.analysisLimit.id })
     }
 }

@@ -47,7 +47,7 @@ struct OwnershipProofTests {
     @Test("a warning the rules make safe another way becomes a proven note")
     func proven() throws {
         let (_, _, diagnostics) = try decided()
-        let notes = diagnostics.filter { $0.code == LintCode.ownershipHole && $0.severity == .note }
+        let notes = diagnostics.filter { $0.code == RulesLanguageCodes.ownershipHole.id && $0.severity == .note }
         #expect(notes.count == 1)
         #expect(notes.first?.message.contains("proven: every update request to /databases/{database}/documents/profiles/{userId}") == true)
     }

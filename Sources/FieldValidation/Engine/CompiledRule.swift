@@ -103,14 +103,11 @@ final class CompiledRule: Sendable {
         return violation(parameters)
     }
 
-    /// The code of a value a pattern rule could not decide (match limit hit, or any other PCRE2
-    /// error): the value fails closed, never valid because a match gave up.
-    static let gaveUpCode = "RP3001"
-
-    /// The violation when this rule's pattern gave up on a value: code ``gaveUpCode``, this
+    /// The violation when this rule's pattern gave up on a value (match limit hit, or any other
+    /// PCRE2 error), so that the value fails closed: code ``RulePackCodes/matchGaveUp``, this
     /// rule's id, and the rule's own code and PCRE2's error as parameters.
     func gaveUp(_ error: any Error) -> Violation {
-        Violation(code: Self.gaveUpCode, rule: id,
+        Violation(code: RulePackCodes.matchGaveUp.id, rule: id,
                   message: "This value could not be checked against rule \(id) (\(code)): the check gave up, so the value is not accepted.",
                   parameters: ["rule-code": code, "error": "\(error)"])
     }
@@ -273,7 +270,7 @@ struct CompiledRuleSet: Sendable {
         var named: [String: any FieldRule] = [:]
         for rule in library {
             if named[rule.name] != nil {
-                sink.error("RP2010", "two Swift rules are registered as `\(rule.name)`", file: nil)
+                sink.error(RulePackCodes.duplicateSwiftRule.id, "two Swift rules are registered as `\(rule.name)`", file: nil)
             }
             named[rule.name] = rule
         }
@@ -307,19 +304,19 @@ struct CompiledRuleSet: Sendable {
     ) -> CompiledRule? {
         let location = rule.location
         func missing(_ key: String, _ why: String = "") {
-            sink.error("RP2005", "rule `\(rule.id)` is missing `\(key)`\(why)", file: location.file, span: location.span)
+            sink.error(RulePackCodes.invalidRuleSettings.id, "rule `\(rule.id)` is missing `\(key)`\(why)", file: location.file, span: location.span)
         }
         guard let kind = rule.kind else { missing("kind"); return nil }
         guard let code = rule.code else { missing("code"); return nil }
         guard let message = rule.message else { missing("message"); return nil }
         let allKindKeys = Set(keysByKind.values.joined())
         for key in location.keySpans.keys where allKindKeys.contains(key) && keysByKind[kind]?.contains(key) != true {
-            sink.error("RP2007", "`\(key)` does not apply to a `\(kind.rawValue)` rule", file: location.file,
+            sink.error(RulePackCodes.inapplicableKey.id, "`\(key)` does not apply to a `\(kind.rawValue)` rule", file: location.file,
                        span: location.span(of: key))
         }
         let target = rule.target ?? field.targets[0]
         guard field.targets.contains(target) else {
-            sink.error("RP2008", "unknown subject `\(target)` for a \(field.rawValue) rule", file: location.file,
+            sink.error(RulePackCodes.unknownSubject.id, "unknown subject `\(target)` for a \(field.rawValue) rule", file: location.file,
                        span: location.span(of: "on"),
                        help: "use one of " + field.targets.map { "`\($0)`" }.joined(separator: ", "))
             return nil
@@ -342,10 +339,10 @@ struct CompiledRuleSet: Sendable {
                         span = SourceSpan(start: start + offset, end: start + offset + 1)
                         break
                     }
-                    sink.error("RP2004", "pattern of `\(rule.id)` does not compile at offset \(offset): \(pcre)",
+                    sink.error(RulePackCodes.patternDoesNotCompile.id, "pattern of `\(rule.id)` does not compile at offset \(offset): \(pcre)",
                                file: location.file, span: span)
                 } else {
-                    sink.error("RP2004", "pattern of `\(rule.id)` does not compile: \(error)", file: location.file, span: span)
+                    sink.error(RulePackCodes.patternDoesNotCompile.id, "pattern of `\(rule.id)` does not compile: \(error)", file: location.file, span: span)
                 }
                 return nil
             }
@@ -353,7 +350,7 @@ struct CompiledRuleSet: Sendable {
             guard let unit = rule.unit else { missing("unit", " (`code-points` or `utf8-octets`)"); return nil }
             guard rule.min != nil || rule.max != nil else { missing("min` or `max"); return nil }
             if let min = rule.min, let max = rule.max, min > max {
-                sink.error("RP2005", "rule `\(rule.id)` has `min` \(min) greater than `max` \(max)", file: location.file,
+                sink.error(RulePackCodes.invalidRuleSettings.id, "rule `\(rule.id)` has `min` \(min) greater than `max` \(max)", file: location.file,
                            span: location.span(of: "min"))
             }
             rule.min.map { parameters["min"] = String($0) }
@@ -365,7 +362,7 @@ struct CompiledRuleSet: Sendable {
                 do {
                     entries = try deferred()
                 } catch {
-                    sink.error("RP1007", "cannot read list file `\(rule.listFile ?? "")`: \(error)", file: location.file,
+                    sink.error(RulePackCodes.unreadableListFile.id, "cannot read list file `\(rule.listFile ?? "")`: \(error)", file: location.file,
                                span: location.span(of: "file"))
                     return nil
                 }
@@ -391,9 +388,9 @@ struct CompiledRuleSet: Sendable {
                     store = try BreachedStore(path: path)
                 } catch {
                     if case .unreadable = error {
-                        sink.error("RP1007", "\(error)", file: location.file, span: location.span(of: "file"))
+                        sink.error(RulePackCodes.unreadableListFile.id, "\(error)", file: location.file, span: location.span(of: "file"))
                     } else {
-                        sink.error("RP1009", "`\(path)` is \(error)", file: location.file, span: location.span(of: "file"),
+                        sink.error(RulePackCodes.notABreachedStore.id, "`\(path)` is \(error)", file: location.file, span: location.span(of: "file"),
                                    help: "build a store with `validate breached import FILE… --output STORE`")
                     }
                     return nil
@@ -401,20 +398,20 @@ struct CompiledRuleSet: Sendable {
             }
             let minimum = rule.minCount ?? 1
             guard minimum >= 1 else {
-                sink.error("RP2005", "rule `\(rule.id)` has `min-count` 0; the fewest sightings is 1", file: location.file,
+                sink.error(RulePackCodes.invalidRuleSettings.id, "rule `\(rule.id)` has `min-count` 0; the fewest sightings is 1", file: location.file,
                            span: location.span(of: "min-count"))
                 return nil
             }
             check = .swift(BreachedRule(name: rule.id, target: target, store: store, minimumCount: UInt32(clamping: minimum)))
         case .strength:
             guard field == .password else {
-                sink.error("RP2012", "rule `\(rule.id)` is a `strength` rule of a \(field.rawValue) pack; strength applies to passwords",
+                sink.error(RulePackCodes.strengthOutsidePassword.id, "rule `\(rule.id)` is a `strength` rule of a \(field.rawValue) pack; strength applies to passwords",
                            file: location.file, span: location.span(of: "kind"))
                 return nil
             }
             guard let minimum = rule.minScore else { missing("min-score", " (the least strength score, 0-4)"); return nil }
             guard (0...4).contains(minimum) else {
-                sink.error("RP2005", "rule `\(rule.id)` has `min-score` \(minimum); scores are 0 to 4", file: location.file,
+                sink.error(RulePackCodes.invalidRuleSettings.id, "rule `\(rule.id)` has `min-score` \(minimum); scores are 0 to 4", file: location.file,
                            span: location.span(of: "min-score"))
                 return nil
             }
@@ -423,7 +420,7 @@ struct CompiledRuleSet: Sendable {
         case .swift:
             let name = rule.swiftName ?? rule.id
             guard let swiftRule = named[name] else {
-                sink.error("RP2006", "no Swift rule is registered as `\(name)`", file: location.file,
+                sink.error(RulePackCodes.unregisteredSwiftRule.id, "no Swift rule is registered as `\(name)`", file: location.file,
                            span: location.span(of: rule.swiftName == nil ? "id" : "name"),
                            help: suggestion(for: name, in: Set(named.keys)).map { $0 } ?? "register it with the validator's `rules:` parameter")
                 return nil
@@ -434,7 +431,7 @@ struct CompiledRuleSet: Sendable {
         for id in rule.unless ?? [] {
             guard let index = earlier.firstIndex(of: id) else {
                 if switchedOff.contains(id) { continue }
-                sink.error("RP2011", "`unless` names `\(id)`, which is not an earlier rule", file: location.file,
+                sink.error(RulePackCodes.unlessNotEarlier.id, "`unless` names `\(id)`, which is not an earlier rule", file: location.file,
                            span: location.span(of: "unless"), help: suggestion(for: id, in: Set(earlier)))
                 continue
             }

@@ -25,22 +25,22 @@ enum RulePackLoader {
         let root: Node
         do {
             guard let composed = try Yams.compose(yaml: text) else {
-                throw RulePackError(code: "RP1001", "rule pack is empty", file: file)
+                throw RulePackError(code: RulePackCodes.malformedYAML.id, "rule pack is empty", file: file)
             }
             root = composed
         } catch let error as RulePackError {
             throw error
         } catch let error as YamlError {
-            throw RulePackError(code: "RP1001", "malformed yaml: \(yamlProblem(error))", file: file,
+            throw RulePackError(code: RulePackCodes.malformedYAML.id, "malformed yaml: \(yamlProblem(error))", file: file,
                                 span: yamlMark(error).map { span(file, $0) } ?? readerSpan(error, file)
                                     ?? SourceSpan(start: 0, end: min(1, file.bytes.count)))
         } catch {
-            throw RulePackError(code: "RP1001", "malformed yaml: \(error)", file: file)
+            throw RulePackError(code: RulePackCodes.malformedYAML.id, "malformed yaml: \(error)", file: file)
         }
         var reader = NodeReader(file: file, sink: sink)
         guard let top = reader.mapping(root, what: "rule pack", allowed: topLevelKeys) else {
             try reader.sink.check()
-            throw RulePackError(code: "RP1004", "rule pack must be a mapping", file: file)
+            throw RulePackError(code: RulePackCodes.wrongType.id, "rule pack must be a mapping", file: file)
         }
         let packName = reader.string(top["pack"], key: "pack", in: root, required: true) ?? ""
         let fieldText = reader.string(top["field"], key: "field", in: root, required: true)
@@ -62,7 +62,7 @@ enum RulePackLoader {
         }
         sink = reader.sink
         try sink.check()
-        guard let field else { throw RulePackError(code: "RP1003", "missing key `field`", file: file) }
+        guard let field else { throw RulePackError(code: RulePackCodes.missingKey.id, "missing key `field`", file: file) }
         return RulePack(name: packName, field: field, description: description, rules: rules,
                         disabled: disabled, file: file)
     }
@@ -153,22 +153,22 @@ private struct NodeReader {
     /// A mapping's entries by key; unknown keys and non-string keys are reported.
     mutating func mapping(_ node: Node, what: String, allowed: Set<String>) -> [String: Node]? {
         guard case let .mapping(mapping) = node else {
-            error("RP1004", "\(what) must be a mapping", at: node)
+            error(RulePackCodes.wrongType.id, "\(what) must be a mapping", at: node)
             return nil
         }
         var result: [String: Node] = [:]
         for (keyNode, value) in mapping {
             guard case let .scalar(key) = keyNode else {
-                error("RP1004", "keys must be strings", at: keyNode)
+                error(RulePackCodes.wrongType.id, "keys must be strings", at: keyNode)
                 continue
             }
             guard allowed.contains(key.string) else {
-                error("RP1002", "unknown key `\(key.string)` in \(what)", at: keyNode,
+                error(RulePackCodes.unknownKey.id, "unknown key `\(key.string)` in \(what)", at: keyNode,
                       help: suggestion(for: key.string, in: allowed))
                 continue
             }
             if result[key.string] != nil {
-                error("RP1005", "duplicate key `\(key.string)`", at: keyNode)
+                error(RulePackCodes.duplicateKey.id, "duplicate key `\(key.string)`", at: keyNode)
             }
             result[key.string] = value
         }
@@ -177,7 +177,7 @@ private struct NodeReader {
 
     mutating func sequence(_ node: Node, key: String) -> [Node] {
         guard case let .sequence(sequence) = node else {
-            error("RP1004", "`\(key)` must be a list", at: node)
+            error(RulePackCodes.wrongType.id, "`\(key)` must be a list", at: node)
             return []
         }
         return Array(sequence)
@@ -185,11 +185,11 @@ private struct NodeReader {
 
     mutating func string(_ node: Node?, key: String, in parent: Node? = nil, required: Bool = false) -> String? {
         guard let node else {
-            if required { error("RP1003", "missing key `\(key)`", at: parent) }
+            if required { error(RulePackCodes.missingKey.id, "missing key `\(key)`", at: parent) }
             return nil
         }
         guard case let .scalar(scalar) = node else {
-            error("RP1004", "`\(key)` must be a string", at: node)
+            error(RulePackCodes.wrongType.id, "`\(key)` must be a string", at: node)
             return nil
         }
         return scalar.string
@@ -198,7 +198,7 @@ private struct NodeReader {
     mutating func int(_ node: Node?, key: String) -> Int? {
         guard let text = string(node, key: key) else { return nil }
         guard let value = Int(text), value >= 0 else {
-            error("RP1004", "`\(key)` must be a non-negative integer, not `\(text)`", at: node)
+            error(RulePackCodes.wrongType.id, "`\(key)` must be a non-negative integer, not `\(text)`", at: node)
             return nil
         }
         return value
@@ -210,7 +210,7 @@ private struct NodeReader {
         case "true": return true
         case "false": return false
         default:
-            error("RP1004", "`\(key)` must be `true` or `false`, not `\(text)`", at: node)
+            error(RulePackCodes.wrongType.id, "`\(key)` must be `true` or `false`, not `\(text)`", at: node)
             return nil
         }
     }
@@ -220,7 +220,7 @@ private struct NodeReader {
     ) -> E? where E.RawValue == String {
         if let value = E(rawValue: text) { return value }
         let names = E.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
-        error("RP1006", "unknown \(key) `\(text)`", at: node, help: "use one of \(names)")
+        error(RulePackCodes.unknownValue.id, "unknown \(key) `\(text)`", at: node, help: "use one of \(names)")
         return nil
     }
 
@@ -266,7 +266,7 @@ private struct NodeReader {
                 do {
                     rule.listEntries = Self.parseList(try readFile(path))
                 } catch {
-                    self.error("RP1007", "cannot read list file `\(path)`: \(error)", at: keys["file"])
+                    self.error(RulePackCodes.unreadableListFile.id, "cannot read list file `\(path)`: \(error)", at: keys["file"])
                 }
             case nil:
                 // An override entry: a list is read once the merged rule's kind is known (a
@@ -281,7 +281,7 @@ private struct NodeReader {
             do {
                 rule.allowEntries = Self.parseList(try readFile(path))
             } catch {
-                self.error("RP1007", "cannot read list file `\(path)`: \(error)", at: keys["allow-file"])
+                self.error(RulePackCodes.unreadableListFile.id, "cannot read list file `\(path)`: \(error)", at: keys["allow-file"])
             }
         }
         if let examples = keys["examples"],

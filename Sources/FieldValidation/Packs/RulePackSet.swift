@@ -34,7 +34,7 @@ public struct RulePackSet: Sendable {
         } catch let error as RulePackError {
             set.loadError = error
         } catch {
-            set.loadError = RulePackError(code: "RP1008", "cannot load the embedded rule packs: \(error)", file: nil)
+            set.loadError = RulePackError(code: RulePackCodes.unreadablePack.id, "cannot load the embedded rule packs: \(error)", file: nil)
         }
         return set
     }()
@@ -72,7 +72,7 @@ public struct RulePackSet: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw RulePackError(code: "RP1008", "cannot read rule pack directory `\(directory)`: \(error.localizedDescription)", file: nil)
+            throw RulePackError(code: RulePackCodes.unreadablePack.id, "cannot read rule pack directory `\(directory)`: \(error.localizedDescription)", file: nil)
         }
         var set = base
         var sink = DiagnosticSink()
@@ -84,7 +84,7 @@ public struct RulePackSet: Sendable {
             } catch let error as RulePackError {
                 sink.append(error)
             } catch {
-                sink.error("RP1008", "cannot read rule pack `\(path)`: \(error.localizedDescription)", file: nil)
+                sink.error(RulePackCodes.unreadablePack.id, "cannot read rule pack `\(path)`: \(error.localizedDescription)", file: nil)
             }
         }
         try sink.check()
@@ -107,12 +107,12 @@ public struct RulePackSet: Sendable {
                         rules[existing] = rules[existing].overridden(by: rule)
                     } else {
                         let previous = rules[existing].location
-                        sink.error("RP2001", "duplicate rule id `\(rule.id)`", file: rule.location.file,
+                        sink.error(RulePackCodes.duplicateRuleID.id, "duplicate rule id `\(rule.id)`", file: rule.location.file,
                                    span: rule.location.span(of: "id"),
                                    help: "first defined at \(previous.file.name):\(previous.file.location(of: previous.span.start)); add `override: true` to replace it")
                     }
                 } else if rule.isOverride {
-                    sink.error("RP2002", "`override` of unknown rule `\(rule.id)`", file: rule.location.file,
+                    sink.error(RulePackCodes.overrideOfUnknownRule.id, "`override` of unknown rule `\(rule.id)`", file: rule.location.file,
                                span: rule.location.span(of: "id"), help: idHelp(rule.id, rules))
                 } else {
                     index[rule.id] = rules.count
@@ -121,7 +121,7 @@ public struct RulePackSet: Sendable {
             }
             for (id, span) in pack.disabled {
                 guard let position = index.removeValue(forKey: id) else {
-                    sink.error("RP2003", "`disable` of unknown rule `\(id)`", file: pack.file, span: span, help: idHelp(id, rules))
+                    sink.error(RulePackCodes.disableOfUnknownRule.id, "`disable` of unknown rule `\(id)`", file: pack.file, span: span, help: idHelp(id, rules))
                     continue
                 }
                 rules.remove(at: position)
@@ -132,7 +132,7 @@ public struct RulePackSet: Sendable {
         for rule in rules {
             guard let code = rule.code else { continue }
             if let other = codes[code] {
-                sink.error("RP2009", "code `\(code)` is used by both `\(other.id)` and `\(rule.id)`",
+                sink.error(RulePackCodes.duplicateCode.id, "code `\(code)` is used by both `\(other.id)` and `\(rule.id)`",
                            file: rule.location.file, span: rule.location.span(of: "code"))
             }
             codes[code] = rule

@@ -40,7 +40,7 @@ public enum StrengthDictionaries {
                 dictionaries.append(StrengthDictionary(name: file.name, category: file.category,
                                                        listText: try String(contentsOfFile: path, encoding: .utf8)))
             } catch {
-                throw RulePackError(code: "RP1007", "cannot read list file `\(path)`: \(error.localizedDescription)", file: nil)
+                throw RulePackError(code: RulePackCodes.unreadableListFile.id, "cannot read list file `\(path)`: \(error.localizedDescription)", file: nil)
             }
         }
         return dictionaries
