@@ -38,33 +38,56 @@ public struct FieldOutcome: Sendable, Hashable {
     public var key: String?
     /// The password's strength, when the checker estimates it (`validate password --strength`).
     public var strength: StrengthReport? {
-        get { strengthBox?.report }
-        set { strengthBox = newValue.map(StrengthBox.init) }
+        get { extras?.strength }
+        set { extras = Extras.of(strength: newValue, mailboxKey: mailboxKey) }
     }
-    /// Boxed: the outcome of every record is copied a few times, and most have no estimate.
-    private var strengthBox: StrengthBox?
+    /// Emails: the valid address's mailbox key (`ValidationResult.mailboxKey`: one key per
+    /// mailbox, `Jane.Doe+promo@gmail.com` and `janedoe@googlemail.com` share
+    /// `janedoe@gmail.com`), when the checker was asked for it (JSONL output); ``normalized``
+    /// stays as typed.
+    public var mailboxKey: String? {
+        get { extras?.mailboxKey }
+        set { extras = Extras.of(strength: strength, mailboxKey: newValue) }
+    }
+    /// Boxed: the outcome of every record is copied a few times, and most have neither a
+    /// strength estimate nor a mailbox key (one reference instead of 8 + 16 bytes inline).
+    private var extras: Extras?
 
     /// True when no rule was broken.
     public var isValid: Bool { violations.isEmpty }
 
     /// Creates an outcome.
-    public init(violations: [FieldViolation] = [], normalized: String? = nil, key: String? = nil, strength: StrengthReport? = nil) {
+    public init(violations: [FieldViolation] = [], normalized: String? = nil, key: String? = nil, strength: StrengthReport? = nil,
+                mailboxKey: String? = nil) {
         self.violations = violations
         self.normalized = normalized
         self.key = key
-        self.strengthBox = strength.map(StrengthBox.init)
+        self.extras = Extras.of(strength: strength, mailboxKey: mailboxKey)
     }
 }
 
-/// An immutable reference to a strength report (see ``FieldOutcome/strength``).
-private final class StrengthBox: Sendable, Hashable {
-    let report: StrengthReport
+/// The rarer parts of an outcome behind one immutable reference (``FieldOutcome/strength``,
+/// ``FieldOutcome/mailboxKey``).
+private final class Extras: Sendable, Hashable {
+    let strength: StrengthReport?
+    let mailboxKey: String?
 
-    init(_ report: StrengthReport) { self.report = report }
+    private init(strength: StrengthReport?, mailboxKey: String?) {
+        self.strength = strength
+        self.mailboxKey = mailboxKey
+    }
 
-    static func == (lhs: StrengthBox, rhs: StrengthBox) -> Bool { lhs.report == rhs.report }
+    /// Nil, with nothing allocated, when both are nil.
+    static func of(strength: StrengthReport?, mailboxKey: String?) -> Extras? {
+        strength == nil && mailboxKey == nil ? nil : Extras(strength: strength, mailboxKey: mailboxKey)
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(report) }
+    static func == (lhs: Extras, rhs: Extras) -> Bool { lhs.strength == rhs.strength && lhs.mailboxKey == rhs.mailboxKey }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(strength)
+        hasher.combine(mailboxKey)
+    }
 }
 
 /// A password's strength as a record shows it: `"strength": {"score", "guessesLog10",

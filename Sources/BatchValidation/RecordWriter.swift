@@ -97,27 +97,37 @@ struct RecordWriter: Sendable {
     func record(file: String, prefix: [UInt8], number: Int, value: UnsafeRawBufferPointer?, verdict: Verdict,
                 rendered: inout RenderedViolations, into out: inout [UInt8]) {
         guard options.format.isPerRecord, options.only.admits(verdict.isValid) else { return }
-        let violations: [FieldViolation]
-        var normalized: String?
-        var key: String?
-        (violations, normalized, key) = shown(verdict)
+        let shown = shown(verdict)
         switch options.format {
-        case .jsonl: jsonl(prefix, number, verdict.isValid, violations, normalized, key, strength(verdict), &rendered, &out)
-        case .csv: csv(file, number, verdict.isValid, violations, normalized, key, &out)
-        case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, violations, normalized, &out)
+        case .jsonl:
+            jsonl(prefix, number, verdict.isValid, shown, strength(verdict), &rendered, &out)
+        case .csv: csv(file, number, verdict.isValid, shown.violations, shown.normalized, shown.key, &out)
+        case .text: text(file, number, verdict.isValid, options.isSecret ? nil : value, shown.violations, shown.normalized, &out)
         case .summary, .summaryJSON: break
         }
     }
 
     /// What a record shows of a verdict: its violations (a damaged record's one), and the
-    /// normalized value and key unless the field is secret.
-    private func shown(_ verdict: Verdict) -> (violations: [FieldViolation], normalized: String?, key: String?) {
+    /// normalized value, key and mailbox key unless the field is secret.
+    private func shown(_ verdict: Verdict) -> Shown {
         switch verdict {
         case let .damaged(damage):
-            ([FieldViolation(code: damage.code, rule: damage.code, message: damage.message)], nil, nil)
+            Shown(violations: [FieldViolation(code: damage.code, rule: damage.code, message: damage.message)])
+        case let .checked(outcome) where options.isSecret:
+            Shown(violations: outcome.violations)
         case let .checked(outcome):
-            (outcome.violations, options.isSecret ? nil : outcome.normalized, options.isSecret ? nil : outcome.key)
+            Shown(violations: outcome.violations, normalized: outcome.normalized, key: outcome.key, mailboxKey: outcome.mailboxKey)
         }
+    }
+
+    /// What ``shown(_:)`` gives.
+    private struct Shown {
+        var violations: [FieldViolation]
+        var normalized: String?
+        var key: String?
+        /// Written in JSONL only, whenever the checker put one in the outcome (the email checker
+        /// does when asked, for JSONL output; CSV keeps its header).
+        var mailboxKey: String?
     }
 
     /// The `"strength"` member of a record: none when the options leave it out; a damaged
@@ -148,12 +158,12 @@ struct RecordWriter: Sendable {
     }
 
     /// The JSONL record of `verdict` without its `"record"` (and `"file"`) member and without the
-    /// line feed: `{"valid", "errors", "normalized"?, "key"?, "strength"?}`, as one JSON object.
+    /// line feed: `{"valid", "errors", "normalized"?, "key"?, "mailboxKey"?, "strength"?}`, as one
+    /// JSON object.
     func object(_ verdict: Verdict) -> [UInt8] {
-        let (violations, normalized, key) = shown(verdict)
         var rendered = RenderedViolations()
         var out: [UInt8] = []
-        jsonl(nil, 0, verdict.isValid, violations, normalized, key, strength(verdict), &rendered, &out)
+        jsonl(nil, 0, verdict.isValid, shown(verdict), strength(verdict), &rendered, &out)
         out.removeLast()
         return out
     }
@@ -228,11 +238,12 @@ struct RecordWriter: Sendable {
     // MARK: - Per-record formats
 
     /// One JSONL record: `prefix` and `number`, or, with no prefix, the object without them.
-    private func jsonl(_ prefix: [UInt8]?, _ number: Int, _ valid: Bool, _ violations: [FieldViolation],
-                       _ normalized: String?, _ key: String?, _ strength: [UInt8]?, _ rendered: inout RenderedViolations,
-                       _ out: inout [UInt8]) {
-        var capacity = (prefix?.count ?? 0) + 120 + 6 * (normalized?.utf8.count ?? 0) + 6 * (key?.utf8.count ?? 0)
+    private func jsonl(_ prefix: [UInt8]?, _ number: Int, _ valid: Bool, _ shown: Shown, _ strength: [UInt8]?,
+                       _ rendered: inout RenderedViolations, _ out: inout [UInt8]) {
+        let violations = shown.violations
+        var capacity = (prefix?.count ?? 0) + 120 + 6 * (shown.normalized?.utf8.count ?? 0) + 6 * (shown.key?.utf8.count ?? 0)
             + (strength?.count ?? 0)
+        if let mailboxKey = shown.mailboxKey { capacity += 24 + 6 * mailboxKey.utf8.count }
         for violation in violations { capacity += rendered.size(violation) + 2 }
         // One copy into `out` for the whole record.
         out.appendWritten(capacity: capacity) { cursor in
@@ -249,11 +260,14 @@ struct RecordWriter: Sendable {
                 rendered.write(violation, into: &cursor)
             }
             cursor.write(UInt8(ascii: "]"))
-            if let normalized {
+            if let normalized = shown.normalized {
                 cursor.write(#", "normalized": "#); cursor.writeJSON(normalized)
             }
-            if let key, options.includesKey {
+            if let key = shown.key, options.includesKey {
                 cursor.write(#", "key": "#); cursor.writeJSON(key)
+            }
+            if let mailboxKey = shown.mailboxKey {
+                cursor.write(#", "mailboxKey": "#); cursor.writeJSON(mailboxKey)
             }
             if let strength {
                 cursor.write(#", "strength": "#)

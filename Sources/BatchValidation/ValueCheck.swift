@@ -1,7 +1,8 @@
 import FieldValidation
 
 /// Checks one value given on its own (not read from a record) and renders the result as the
-/// batch's JSONL record without `"record"`: `{"valid", "errors", "normalized"?, "key"?}`.
+/// batch's JSONL record without `"record"`: `{"valid", "errors", "normalized"?, "key"?,
+/// "mailboxKey"?, "strength"?}`.
 ///
 /// The value goes through the same steps as a decoded JSONL field: an empty value or one
 /// holding U+0000 is damaged (`input.empty`, `input.nul-byte`), anything else goes to the

@@ -17,7 +17,8 @@ public enum FieldKind: String, Sendable, CaseIterable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// How records of this kind are written as JSONL: passwords are never shown, display names
-    /// carry their uniqueness key.
+    /// carry their uniqueness key (emails carry their mailbox key when the checker gives one:
+    /// ``FieldCheckers/make(_:rulesDirectory:appName:strength:mailboxKeys:options:)``).
     public var jsonlWriter: WriterOptions {
         WriterOptions(format: .jsonl, isSecret: self == .password, includesKey: self == .displayName)
     }
@@ -54,10 +55,13 @@ public enum FieldCheckers {
     ///     `lists/strength-*.txt` replace the shipped strength dictionaries.
     ///   - appName: the app's name (reserved as a display name).
     ///   - strength: passwords only: estimate each password's strength (``FieldOutcome/strength``).
+    ///   - mailboxKeys: emails only: give each valid address's mailbox key
+    ///     (``FieldOutcome/mailboxKey``; JSONL rows and service answers show it).
     ///   - options: rules shipped off that this run switches on.
     /// - Throws: ``CheckerSetupError`` with the rendered rule-pack diagnostics.
     public static func make(_ kind: FieldKind, rulesDirectory: String?, appName: String? = nil,
-                            strength: Bool = false, options: CheckerOptions = CheckerOptions()) throws(CheckerSetupError) -> any FieldChecker {
+                            strength: Bool = false, mailboxKeys: Bool = false,
+                            options: CheckerOptions = CheckerOptions()) throws(CheckerSetupError) -> any FieldChecker {
         do throws(RulePackError) {
             let packs = try rulesDirectory.map { dir throws(RulePackError) in try RulePackSet.load(directory: dir) } ?? .shipped
             switch kind {
@@ -65,7 +69,8 @@ public enum FieldCheckers {
                 return DisplayNameChecker(validator: try DisplayNameValidator(packs: packs, appName: appName))
             case .email:
                 return EmailChecker(validator: try EmailValidator(packs: packs, rejectDisposable: options.rejectDisposable,
-                                                                  allowDomains: options.allowDomains))
+                                                                  allowDomains: options.allowDomains),
+                                    givesMailboxKeys: mailboxKeys)
             case .password:
                 var estimator: StrengthEstimator?
                 if let rulesDirectory, StrengthDictionaries.overridden(in: rulesDirectory) {
@@ -129,16 +134,26 @@ public struct DisplayNameChecker: FieldCheckerShortcuts {
 }
 
 /// Email addresses: `normalized` is the NFC local part and lowercased domain, built only when
-/// the output shows it.
+/// the output shows it; the mailbox key only when asked for as well (JSONL output).
 /// (It takes the engine's default shortcuts: conforming directly spares every record a call
-/// through a wrapper.)
+/// through a wrapper. It must not offer `isValidAsIs`: a record valid as is is written with no
+/// mailbox key.)
 public struct EmailChecker: FieldCheckerShortcuts {
     public let validator: EmailValidator
+    /// Whether each valid outcome carries the address's mailbox key (``FieldOutcome/mailboxKey``)
+    /// where the detail is ``OutcomeDetail/full``.
+    public let givesMailboxKeys: Bool
+
+    /// A checker; `givesMailboxKeys` adds ``FieldOutcome/mailboxKey`` to every valid outcome.
+    public init(validator: EmailValidator, givesMailboxKeys: Bool = false) {
+        self.validator = validator
+        self.givesMailboxKeys = givesMailboxKeys
+    }
 
     public func check(_ value: UnsafeRawBufferPointer, context: RecordContext, detail: OutcomeDetail) -> FieldOutcome {
         guard detail == .full else { return FieldOutcome(violations: validator.violations(utf8: value)) }
-        let result = validator.validate(utf8: value)
-        return FieldOutcome(violations: result.violations, normalized: result.normalized)
+        let result = validator.validate(utf8: value, mailboxKey: givesMailboxKeys)
+        return FieldOutcome(violations: result.violations, normalized: result.normalized, mailboxKey: result.mailboxKey)
     }
 }
 

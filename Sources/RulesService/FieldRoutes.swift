@@ -44,7 +44,8 @@ struct FieldRoutes: Sendable {
         var fields: [String: Field] = [:]
         let fixed = RecordContext(appName: appName)
         for kind in FieldKind.allCases {
-            let checker = try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName, options: options)
+            // Answers are JSONL rows: emails carry their mailbox key.
+            let checker = try FieldCheckers.make(kind, rulesDirectory: nil, appName: appName, mailboxKeys: true, options: options)
             var withStrength: ValueCheck?
             if kind == .password {
                 var writer = kind.jsonlWriter

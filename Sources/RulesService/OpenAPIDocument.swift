@@ -35,8 +35,9 @@ paths:
       description: |
         The answer is the CLI's JSONL record without `record`. `normalized` is absent for invalid
         values and for every password; `key` (the uniqueness key) is given for valid display
-        names only. `context` and `confirmation` matter to passwords only; display names use the
-        server's `--app-name`. A password with `"strength": true` also gets `strength`, its
+        names only, `mailboxKey` (one key per mailbox) for valid email addresses only.
+        `context` and `confirmation` matter to passwords only; display names use the server's
+        `--app-name`. A password with `"strength": true` also gets `strength`, its
         strength estimate (`validate password --strength`).
       parameters:
         - $ref: '#/components/parameters/Field'
@@ -559,8 +560,17 @@ components:
           type: string
         key:
           type: string
+        mailboxKey:
+          $ref: '#/components/schemas/MailboxKey'
         strength:
           $ref: '#/components/schemas/StrengthEstimate'
+    MailboxKey:
+      type: string
+      description: |
+        Valid email addresses only: the address with its provider's rules applied, one key per
+        mailbox (`Jane.Doe+promo@gmail.com` and `janedoe@googlemail.com` share
+        `janedoe@gmail.com`); the address itself at other domains. `normalized` is never
+        rewritten.
     StrengthEstimate:
       type: object
       description: |
@@ -611,6 +621,8 @@ components:
           type: string
         key:
           type: string
+        mailboxKey:
+          $ref: '#/components/schemas/MailboxKey'
     Problem:
       type: object
       required: [code, message]

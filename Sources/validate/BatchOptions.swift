@@ -82,8 +82,10 @@ struct BatchOptions: ParsableArguments {
         }
         let checker: any FieldChecker
         do {
+            // The mailbox key costs a provider lookup per address: built only for JSONL, which shows it.
             checker = try FieldCheckers.make(kind, rulesDirectory: rules, appName: appName ?? context?.appName,
-                                             strength: context?.strength ?? false, options: options)
+                                             strength: context?.strength ?? false, mailboxKeys: format == .jsonl,
+                                             options: options)
         } catch {
             errors.write("validate: error: \(error)\n")
             throw ExitCode(2)

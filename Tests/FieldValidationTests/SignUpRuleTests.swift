@@ -213,6 +213,22 @@ import Testing
         #expect(validator.validate("not an address").mailboxKey == nil)
     }
 
+    /// The batch engine's entry point builds the key only when the output shows it; the rest of
+    /// the result is the same either way, on the fast path and rule by rule (`bücher`: IDNA).
+    @Test(arguments: ["Jane.Doe+promo@gmail.com", "user@BÜCHER.example", "a@xn--bcher-kva.example", "jane..doe@gmail.com"])
+    func mailboxKeyOnlyWhenAsked(_ address: String) throws {
+        let validator = try EmailValidator()
+        var copy = address
+        let (keyed, unkeyed) = copy.withUTF8 { bytes in
+            (validator.validate(utf8: UnsafeRawBufferPointer(bytes), mailboxKey: true),
+             validator.validate(utf8: UnsafeRawBufferPointer(bytes), mailboxKey: false))
+        }
+        #expect(keyed == unkeyed && keyed == validator.validate(address))
+        #expect(keyed.mailboxKey == validator.validate(address).mailboxKey)
+        #expect(unkeyed.mailboxKey == nil)
+        #expect((keyed.mailboxKey != nil) == keyed.isValid)
+    }
+
     @Test func providersFileErrors() {
         for (text, words) in [
             ("providers: 3", "providers"),

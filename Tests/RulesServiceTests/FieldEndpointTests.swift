@@ -18,9 +18,35 @@ struct FieldEndpointTests {
             let bad = try await client.post("/v1/display-name/validate", json: #"{"value": "John..Doe"}"#)
             #expect(bad.text == #"{"valid": false, "errors": [{"code": "DN106", "rule": "display-name.consecutive-periods", "message": "Username cannot contain two periods in a row."}]}"#)
             let email = try await client.post("/v1/email/validate", json: #"{"value": "A@Example.COM", "unknown": 1}"#)
-            #expect(email.text == #"{"valid": true, "errors": [], "normalized": "A@example.com"}"#)
+            #expect(email.text == #"{"valid": true, "errors": [], "normalized": "A@example.com", "mailboxKey": "A@example.com"}"#)
             let reserved = try await client.post("/v1/display-name/validate", json: #"{"value": "chirp"}"#)
             #expect(reserved.object["valid"] as? Bool == false, "the server's --app-name is reserved")
+        }
+    }
+
+    @Test("a valid email's answer and batch row carry its mailbox key; aliases share it, `normalized` stays as typed")
+    func emailMailboxKey() async throws {
+        try await ServiceHarness().test { client in
+            let tagged = try await client.post("/v1/email/validate", json: #"{"value": "Jane.Doe+promo@gmail.com"}"#)
+            #expect(tagged.status == .ok)
+            #expect(tagged.text == #"{"valid": true, "errors": [], "normalized": "Jane.Doe+promo@gmail.com", "mailboxKey": "janedoe@gmail.com"}"#)
+            let alias = try await client.post("/v1/email/validate", json: #"{"value": "janedoe@googlemail.com"}"#)
+            #expect(alias.text == #"{"valid": true, "errors": [], "normalized": "janedoe@googlemail.com", "mailboxKey": "janedoe@gmail.com"}"#)
+            let invalid = try await client.post("/v1/email/validate", json: #"{"value": "jane..doe@gmail.com"}"#)
+            #expect(invalid.object["valid"] as? Bool == false && invalid.object["mailboxKey"] == nil)
+            let rows = try await client.post("/v1/email/validate-batch", json: """
+                {"value": "Jane.Doe+promo@gmail.com"}
+                {"value": "jane..doe@gmail.com"}
+                {"value": "janedoe@googlemail.com"}
+                """, contentType: "application/x-ndjson")
+            let keys = try rows.text.split(separator: "\n").map { line in
+                try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["mailboxKey"] as? String
+            }
+            #expect(keys == ["janedoe@gmail.com", nil, "janedoe@gmail.com"])
+            for field in ["password", "display-name"] {
+                let answer = try await client.post("/v1/\(field)/validate", json: #"{"value": "janedoe@gmail.com"}"#)
+                #expect(answer.object["mailboxKey"] == nil, "\(field)")
+            }
         }
     }
 

@@ -84,6 +84,12 @@ public struct EmailValidator: Sendable {
         validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: true)
     }
 
+    /// ``validate(utf8:)``, building ``ValidationResult/mailboxKey`` only when `mailboxKey` is
+    /// true (the batch engine's CSV and text output never show it).
+    package func validate(utf8 bytes: UnsafeRawBufferPointer, mailboxKey: Bool) -> ValidationResult {
+        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: true, mailboxKey: mailboxKey)
+    }
+
     /// The violations of an address given as UTF-8 bytes (valid UTF-8, checked by the caller):
     /// the same as ``validate(utf8:)``'s, without building the normalized and ASCII forms
     /// (for counts and summaries).
@@ -92,7 +98,7 @@ public struct EmailValidator: Sendable {
     }
 
     /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
-    func validateRuleByRule(_ address: String) -> ValidationResult {
+    func validateRuleByRule(_ address: String, mailboxKey: Bool = true) -> ValidationResult {
         let parts = EmailParts(address)
         let input = FieldInput(field: .email, raw: address, subjectList: parts.subjects, asciiOnly: asciiOnly)
         let violations = rules.evaluate(input)
@@ -103,18 +109,19 @@ public struct EmailValidator: Sendable {
         var result = ValidationResult(
             violations: [], normalized: local + "@" + unicodeDomain,
             asciiForm: local.utf8.allSatisfy { $0 < 0x80 } ? local + "@" + ascii : nil)
-        result.mailboxKey = providers.key(normalized: local + "@" + unicodeDomain)
+        if mailboxKey, let normalized = result.normalized { result.mailboxKey = providers.key(normalized: normalized) }
         return result
     }
 
     /// The fast path when it decides the address, else rule by rule. `address` is the string
-    /// form of `bytes` when the caller has it.
-    private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true) -> ValidationResult {
+    /// form of `bytes` when the caller has it; `mailboxKey` (with `normalize`) adds the mailbox key.
+    private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true,
+                          mailboxKey: Bool = true) -> ValidationResult {
         if let fastPath, var decided = fastPath.decide(bytes, normalize: normalize) {
-            if normalize, let normalized = decided.normalized { decided.mailboxKey = providers.key(normalized: normalized) }
+            if normalize, mailboxKey, let normalized = decided.normalized { decided.mailboxKey = providers.key(normalized: normalized) }
             return decided
         }
-        return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self))
+        return validateRuleByRule(address ?? String(decoding: bytes, as: UTF8.self), mailboxKey: normalize && mailboxKey)
     }
 }
 
