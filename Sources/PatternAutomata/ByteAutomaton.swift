@@ -18,6 +18,8 @@ public final class ByteAutomaton: @unchecked Sendable {
     @usableFromInline let emissions: UnsafeMutablePointer<UInt64>
     /// The first state (premultiplied) that emits matches: every state from it on does.
     public let firstEmitting: UInt32
+    /// Whether some state emits matches; when none does, a run reads only its last state.
+    public let emitsMatches: Bool
     /// The start state, premultiplied.
     public let start: UInt32
 
@@ -48,6 +50,7 @@ public final class ByteAutomaton: @unchecked Sendable {
             emissions[new] = global(dfa.emitted[old])
         }
         firstEmitting = UInt32(quiet.count * classCount)
+        emitsMatches = quiet.count < stateCount
         start = UInt32(number[dfa.start] * classCount)
     }
 
@@ -63,6 +66,10 @@ public final class ByteAutomaton: @unchecked Sendable {
     @inlinable
     public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var state = start
+        guard emitsMatches else {
+            for byte in bytes { state = step(state, byte) }
+            return outcome(state)
+        }
         var matched: UInt64 = 0
         for byte in bytes {
             state = step(state, byte)

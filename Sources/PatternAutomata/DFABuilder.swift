@@ -21,7 +21,8 @@ struct SubsetDFA {
     var matchesAtEnd: [UInt64]
     /// Per state, bit `p` set when searched pattern `p` matched at the position before the byte
     /// that entered the state: no state remembers a match, so k patterns do not multiply the
-    /// states by the 2^k sets of those matched so far.
+    /// states by the 2^k sets of those matched so far. All zero in a latching DFA
+    /// (``DFABuilder/Matches/latched``), whose states remember their matches instead.
     var emitted: [UInt64]
     var start: Int
 
@@ -34,11 +35,22 @@ struct SubsetDFA {
 /// "empty or one newline" (after `$`), or "empty" (after `\z`). A DFA state is the set of
 /// threads that have just consumed a byte, whether the position is the start of the subject,
 /// whether the last byte was a word character (only when some pattern asserts `\b`), and which
-/// searched patterns matched just before that byte (the state emits them; their threads were
-/// dropped, and new attempts start as for any pattern).
+/// searched patterns matched: ``Matches``.
 /// Assertions are decided while following ε-moves, when the next byte is known.
 struct DFABuilder {
+    /// How a searched pattern's match reaches the outcome.
+    enum Matches {
+        /// A state remembers the patterns matched so far (their threads are dropped): a run
+        /// reads only its last state, but k patterns may multiply the states by up to 2^k.
+        case latched
+        /// A state holds the patterns that matched just before the byte that entered it, and
+        /// emits them (their threads were dropped; new attempts start as for any pattern): a run
+        /// ORs in what each state emits, and no state remembers a match.
+        case emitted
+    }
+
     private let nfa: NFA
+    private let matches: Matches
     private let uses: [PatternUse]
     /// Where each searched pattern starts match attempts.
     private let searchStarts: [SearchStart]
@@ -86,7 +98,8 @@ struct DFABuilder {
         var atStart: Bool
         var previousIsWord: Bool
         var previousIsNewline: Bool
-        /// The searched patterns that matched just before the byte that led here.
+        /// The searched patterns matched so far (latched), or just before the byte that led
+        /// here (emitted).
         var emitted: UInt64
 
         static let headerCount = 3
@@ -208,11 +221,13 @@ struct DFABuilder {
         var atStart: Bool
         var previousIsWord: Bool
         var previousIsNewline: Bool
+        /// The patterns matched so far, when latched (no new attempt starts for them).
+        var latched: UInt64
         var next: Lookahead
 
-        init(position: Position, next: Lookahead) {
+        init(position: Position, latched: UInt64, next: Lookahead) {
             (atStart, previousIsWord, previousIsNewline) = (position.atStart, position.previousIsWord, position.previousIsNewline)
-            self.next = next
+            (self.latched, self.next) = (latched, next)
         }
     }
 
@@ -239,8 +254,9 @@ struct DFABuilder {
     /// Thrown when the DFA would pass `maxStates`.
     struct TooLarge: Error {}
 
-    init(nfa: NFA, uses: [PatternUse], searchStarts: [SearchStart], maxStates: Int) {
+    init(nfa: NFA, uses: [PatternUse], searchStarts: [SearchStart], matches: Matches, maxStates: Int) {
         self.nfa = nfa
+        self.matches = matches
         self.uses = uses
         self.searchStarts = searchStarts
         self.tracksNewlines = zip(uses, searchStarts).contains { $0 == .search && $1 == .lineStarts }
@@ -312,6 +328,7 @@ struct DFABuilder {
             states.copy(next, into: &key)
             next += 1
             let position = Position(key: key)
+            let latched = matches == .latched ? position.emitted : 0
             threads.removeAll(keepingCapacity: true)
             threads.append(contentsOf: key.words[Position.headerCount...])
             // A closure is the closure of the state's threads, which depends on the next byte
@@ -320,14 +337,14 @@ struct DFABuilder {
             var ownClosures: [Closure?] = [nil, nil]
             func closure(_ next: Lookahead) -> Closure {
                 let nextIsWord = next.isWord && !next.isEndOfSubject ? 1 : 0
-                let own = ownClosures[nextIsWord] ?? self.closure(of: threads, position, next, &scratch)
+                let own = ownClosures[nextIsWord] ?? self.closure(of: threads, position, next, latched: latched, &scratch)
                 ownClosures[nextIsWord] = own
-                let startKey = StartKey(position: position, next: next)
+                let startKey = StartKey(position: position, latched: latched, next: next)
                 let starts: Closure
                 if let known = startClosures[startKey] {
                     starts = known
                 } else {
-                    starts = self.closure(of: startThreads(position, next), position, next, &scratch)
+                    starts = self.closure(of: startThreads(position, next, latched: latched), position, next, latched: latched, &scratch)
                     startClosures[startKey] = starts
                 }
                 return (Self.union(own.threads, starts.threads), own.matched | starts.matched)
@@ -352,7 +369,7 @@ struct DFABuilder {
                 let (index, added) = states.intern(key)
                 if added {
                     if states.count > maxStates { throw TooLarge() }
-                    emitted.append(closures[classKinds[byteClass]].matched)
+                    emitted.append(matches == .emitted ? closures[classKinds[byteClass]].matched : 0)
                 }
                 transitions.append(Int32(index))
             }
@@ -361,11 +378,11 @@ struct DFABuilder {
                          emitted: emitted, start: 0)
     }
 
-    /// The threads a closure starts from for the patterns' starts: each pattern that attempts a
-    /// match at this position.
-    private func startThreads(_ position: Position, _ next: Lookahead) -> [Thread] {
+    /// The threads a closure starts from for the patterns' starts: each pattern not `latched`
+    /// that attempts a match at this position.
+    private func startThreads(_ position: Position, _ next: Lookahead, latched: UInt64) -> [Thread] {
         var threads: [Thread] = []
-        for (pattern, start) in nfa.starts.enumerated() {
+        for (pattern, start) in nfa.starts.enumerated() where latched & (1 << UInt64(pattern)) == 0 {
             let attempts: Bool
             switch (uses[pattern], searchStarts[pattern]) {
             case (.wholeSubject, _), (.search, .subjectStart): attempts = position.atStart
@@ -378,10 +395,10 @@ struct DFABuilder {
     }
 
     /// The threads reachable from `seeds` by ε-moves whose assertions hold, sorted, and the
-    /// searched patterns that match at this position.
-    private func closure(of seeds: some Sequence<Thread>, _ position: Position, _ next: Lookahead,
+    /// searched patterns that match at this position (with those `latched`).
+    private func closure(of seeds: some Sequence<Thread>, _ position: Position, _ next: Lookahead, latched: UInt64,
                          _ scratch: inout Scratch) -> Closure {
-        var matched: UInt64 = 0
+        var matched = latched
         var result: [Thread] = []
         scratch.reset()
         scratch.stack.append(contentsOf: seeds)
@@ -448,8 +465,8 @@ struct DFABuilder {
     private func step(_ threads: [Thread], matched: UInt64, kind: Int, into successors: inout Successors) {
         for thread in threads {
             let stateIndex = Int(thread >> 2)
-            // Threads of patterns that just matched are dropped: the match is emitted, and
-            // later attempts start afresh.
+            // Threads of patterns that have matched are dropped: the match is latched or
+            // emitted (when emitted, later attempts start afresh).
             guard matched & (1 << UInt64(patternOfState[stateIndex])) == 0 else { continue }
             let constraint = Constraint(rawValue: thread & 3) ?? .free
             let move = moves[stateIndex]

@@ -36,13 +36,21 @@ public struct PatternSet: Sendable {
     /// split into several automata, and a pattern too big alone is left to PCRE2.
     public static let defaultMaxStates = 10_000
 
+    /// The most states an automaton that remembers which searched patterns matched may take;
+    /// past it, the automaton emits matches instead (a run then ORs in what each state emits).
+    /// Remembering saves a test per byte; emitting keeps k searched patterns from multiplying
+    /// the states by the 2^k sets of those matched.
+    public static let defaultLatchingStates = 1_024
+
     /// Compiles `patterns` (at most 64).
     ///
     /// - Parameters:
     ///   - patterns: each pattern's text and use.
     ///   - bits: the outcome bit of each pattern (distinct, below 64); by default its index.
     ///   - maxStates: see ``defaultMaxStates``.
-    public init(_ patterns: [(pattern: String, use: PatternUse)], bits: [Int]? = nil, maxStates: Int = PatternSet.defaultMaxStates) {
+    ///   - latchingStates: see ``defaultLatchingStates``.
+    public init(_ patterns: [(pattern: String, use: PatternUse)], bits: [Int]? = nil, maxStates: Int = PatternSet.defaultMaxStates,
+                latchingStates: Int = PatternSet.defaultLatchingStates) {
         precondition(patterns.count <= 64, "PatternSet: at most 64 patterns")
         let bits = bits ?? Array(patterns.indices)
         precondition(bits.count == patterns.count && Set(bits).count == bits.count && bits.allSatisfy { (0..<64).contains($0) },
@@ -66,7 +74,7 @@ public struct PatternSet: Sendable {
         var pending = [parsed]
         while let group = pending.popLast() {
             guard !group.isEmpty else { continue }
-            switch Self.automaton(for: group, bits: group.map { bits[$0.index] }, maxStates: maxStates) {
+            switch Self.automaton(for: group, bits: group.map { bits[$0.index] }, latchingStates: latchingStates, maxStates: maxStates) {
             case .success(let automaton):
                 automata.append(automaton)
                 members.append(group.map(\.index))
@@ -88,7 +96,7 @@ public struct PatternSet: Sendable {
         let reason: String
     }
 
-    private static func automaton(for group: [(index: Int, regex: Regex, use: PatternUse)], bits: [Int],
+    private static func automaton(for group: [(index: Int, regex: Regex, use: PatternUse)], bits: [Int], latchingStates: Int,
                                   maxStates: Int) -> Result<ByteAutomaton, Failure> {
         var nfa = NFA()
         do throws(Unsupported) {
@@ -96,10 +104,18 @@ public struct PatternSet: Sendable {
         } catch {
             return .failure(Failure(reason: error.construct))
         }
+        // Latched matches first: a run then reads only its last state. When remembering which
+        // patterns matched multiplies the states past `latchingStates`, matches are emitted.
+        func build(_ matches: DFABuilder.Matches, maxStates: Int) throws(DFABuilder.TooLarge) -> SubsetDFA {
+            try DFABuilder(nfa: nfa, uses: group.map(\.use), searchStarts: group.map(\.regex.searchStart),
+                           matches: matches, maxStates: maxStates).build().minimized()
+        }
         do throws(DFABuilder.TooLarge) {
-            let dfa = try DFABuilder(nfa: nfa, uses: group.map(\.use), searchStarts: group.map(\.regex.searchStart),
-                                     maxStates: maxStates).build().minimized()
+            let dfa = try build(.latched, maxStates: min(maxStates, latchingStates))
             return .success(ByteAutomaton(dfa, positions: bits))
+        } catch {}
+        do throws(DFABuilder.TooLarge) {
+            return .success(ByteAutomaton(try build(.emitted, maxStates: maxStates), positions: bits))
         } catch {
             return .failure(Failure(reason: "an automaton over \(maxStates) states"))
         }

@@ -44,8 +44,11 @@ import Testing
         }
     }
 
-    @Test func patternsCompiledTogetherAgreeWithEachAlone() throws {
-        var checked = 0, agreedBits = 0
+    /// With the default, small sets remember their matches; with `latchingStates: 0`, every
+    /// automaton emits them instead.
+    @Test(arguments: [PatternSet.defaultLatchingStates, 0])
+    func patternsCompiledTogetherAgreeWithEachAlone(latchingStates: Int) throws {
+        var checked = 0, agreedBits = 0, emittingSets = 0
         for seed in 0..<300 {
             var random = SplitMix(seed: UInt64(10_000 + seed))
             var patterns: [(String, PatternUse)] = []
@@ -58,7 +61,8 @@ import Testing
             }
             let references = patterns.map { Reference($0.0, $0.1) }
             let hasWordBoundary = patterns.contains { $0.0.contains("\\b") || $0.0.contains("\\B") }
-            let set = PatternSet(patterns.map { (pattern: $0.0, use: $0.1) })
+            let set = PatternSet(patterns.map { (pattern: $0.0, use: $0.1) }, latchingStates: latchingStates)
+            if set.automata.contains(where: \.emitsMatches) { emittingSets += 1 }
             for _ in 0..<16 {
                 let subject = SubjectGenerator.subject(using: &random, hints: literals)
                 if hasWordBoundary, String(validating: subject, as: UTF8.self) == nil { continue }
@@ -75,6 +79,8 @@ import Testing
             }
         }
         #expect(checked >= 10_000 && agreedBits >= 1_500, "\(checked) checked, \(agreedBits) matching")
+        // Emitting automata are reached: by most sets when forced, by none of these small ones by default.
+        #expect(latchingStates == 0 ? emittingSets >= 150 : emittingSets == 0, "\(emittingSets) of 300 sets emit matches")
     }
 
     private func check(_ pattern: String, _ subjects: [[UInt8]], seed: Int, tally: inout Tally) throws {

@@ -294,15 +294,29 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// The quick pass over `count` bytes: one table step and one addition per byte.
     @inline(__always)
     private func quickScan(_ input: UnsafePointer<UInt8>, _ count: Int) -> QuickScan {
+        automaton.emitsMatches
+            ? quickScan(input, from: 0, upTo: count, emitting: true, stoppingAtLF: false).scan
+            : quickScan(input, from: 0, upTo: count, emitting: false, stoppingAtLF: false).scan
+    }
+
+    /// The quick pass from `start` to `end` (or, `stoppingAtLF`, to the first LF before it),
+    /// and where it stopped. The flags are literals at each call: each copy of the loop tests
+    /// only what it needs per byte.
+    @inline(__always)
+    private func quickScan(_ input: UnsafePointer<UInt8>, from start: Int, upTo end: Int, emitting: Bool,
+                           stoppingAtLF: Bool) -> (scan: QuickScan, end: Int) {
         let values = quickSignature.values
         var scan = QuickScan(state: automaton.start)
-        for i in 0..<count {
+        var i = start
+        while i < end {
             let byte = input[i]
+            if stoppingAtLF, byte == 0x0A { break }
             scan.state = automaton.step(scan.state, byte)
-            scan.emitted |= automaton.emitted(scan.state)
+            if emitting { scan.emitted |= automaton.emitted(scan.state) }
             scan.hash = scan.hash &+ values[Int(byte)]
+            i += 1
         }
-        return scan
+        return (scan, i)
     }
 
     /// The outcome bits of a name of `count` bytes whose quick pass ended as `scan`.
@@ -359,19 +373,14 @@ final class DisplayNameFastPath: @unchecked Sendable {
     /// returns false to stop. Returns how many were skipped.
     func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool, _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-        let values = quickSignature.values, total = bytes.count
+        let total = bytes.count, emits = automaton.emitsMatches
         var i = 0, index = 0, skipped = 0
         while i < total {
             let start = i
-            var scan = QuickScan(state: automaton.start)
-            while i < total {
-                let byte = input[i]
-                if byte == 0x0A { break }
-                scan.state = automaton.step(scan.state, byte)
-                scan.emitted |= automaton.emitted(scan.state)
-                scan.hash = scan.hash &+ values[Int(byte)]
-                i += 1
-            }
+            let scan: QuickScan
+            (scan, i) = emits
+                ? quickScan(input, from: start, upTo: total, emitting: true, stoppingAtLF: true)
+                : quickScan(input, from: start, upTo: total, emitting: false, stoppingAtLF: true)
             let count = i - start
             let verdict: LineVerdict
             if count == 0 || input[i - 1] == UInt8(ascii: "\r") {
