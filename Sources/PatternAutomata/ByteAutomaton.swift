@@ -1,7 +1,9 @@
 /// A minimized DFA over bytes, laid out for one table load per byte: state numbers are
 /// premultiplied by the number of byte classes, so a step is `table[state + class[byte]]`.
-/// A searched pattern's match is emitted by the state entered after it (numbered last, from
-/// ``firstEmitting``), so a run ORs in ``emitted(_:)`` as it goes and ``outcome(_:)`` at the end.
+/// In an automaton that emits matches (``emitsMatches``), a searched pattern's match is emitted
+/// by the state entered after it (numbered last, from ``firstEmitting``): a run ORs in
+/// ``emitted(_:)`` as it goes, then ``outcome(_:)`` at the end. Otherwise its states remember
+/// their matches and a run reads only its last state.
 ///
 /// Immutable after `init`: safe to share across threads.
 public final class ByteAutomaton: @unchecked Sendable {
