@@ -2,16 +2,10 @@
 // its code through this table; claims and stores answer with their `AV…` codes
 // (AvailabilityCodes). Wording may change; a code never does, and a retired code is never reused.
 // docs/SERVE.md ("Errors") lists the same codes with their HTTP statuses.
+import Diagnostics
 
-/// One code of the catalogue.
-public struct ServiceCode: Sendable, Hashable {
-    /// The stable id, e.g. `API1001`.
-    public let id: String
-    /// What the code reports, one line.
-    public let summary: String
-    /// What the client should do about it.
-    public let help: String
-}
+/// One code of the catalogue: the entry type every module's catalogue shares.
+public typealias ServiceCode = DiagnosticCode
 
 /// Every `API…` code of `validate serve`.
 ///
