@@ -180,7 +180,7 @@ import Testing
     /// from several tasks at once, and domains too long to be kept: always the rules' answer.
     @Test func memoAgreesWhenFullAndShared() async throws {
         let validator = try EmailValidator()
-        let addresses = (0..<(DomainMemo.capacity + 500)).map { index in
+        let addresses = (0..<(BytesMemo<EmailFastPath.DomainOutcome>.capacity + 500)).map { index in
             ["john@host\(index)", "jo.hn@bücher\(index % 700).example", "a..b@x\(index)--y.com", "x@ex_\(index).com"][index % 4]
         } + ["a@" + String(repeating: "bücher.", count: 40) + "de", "a@" + String(repeating: "x_", count: 200) + ".com"]
         let expected = addresses.map { validator.validateRuleByRule($0) }

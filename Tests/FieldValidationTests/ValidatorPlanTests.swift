@@ -61,7 +61,7 @@ import Testing
         #expect(plan.fastPath == nil, "display names run on the automaton alone")
     }
 
-    @Test func theShippedEmailPlanPrefiltersOnlyTheLookahead() throws {
+    @Test func theShippedEmailPlanHasNoAutomataAndACustomOneDecidesDomainsOncePerDomain() throws {
         // The shipped pack alone runs on the hand-written fast path, with no automata.
         let shipped = try Self.plan(.email)
         #expect(shipped.fastPath != nil && shipped.automata.isEmpty)
@@ -69,13 +69,14 @@ import Testing
             .filter { $0.isEnabled && ($0.kind == .mustMatch || $0.kind == .mustNotMatch) }.map(\.id)
         #expect(!patternRules.isEmpty)
         #expect(shipped.rules.filter { $0.strategy == .pcre2 }.map(\.id) == patternRules, "\(shipped)")
-        // Any other pack (here, one list rule more) runs on its automata.
+        // Any other pack (here, one list rule more) runs on the email engine: automata for the
+        // per-address subjects; the domain rules, the lookahead among them, once per domain.
         let plan = try Self.plan(.email, adding: "  - {id: extra.list, code: X4, kind: list, file: extra.txt, key: canonical, message: m}\n")
         #expect(plan.fastPath == nil)
-        let prefiltered = plan.rules.filter { $0.strategy == .prefilterPCRE2 }
-        #expect(prefiltered.map(\.id) == ["email.domain-reserved-hyphens"])
-        #expect(prefiltered.first?.reason == "a negative lookahead")
-        #expect(Set(plan.automata.map(\.subject)) == ["address", "local-part", "domain", "ascii-domain"])
+        #expect(Set(plan.automata.map(\.subject)) == ["address", "local-part"])
+        let lookahead = plan.rules.first { $0.id == "email.domain-reserved-hyphens" }
+        #expect(lookahead?.strategy == .pcre2 && lookahead?.reason == EmailEngine.perDomain, "\(plan)")
+        #expect(plan.rules.filter { $0.strategy == .prefilterPCRE2 }.isEmpty, "\(plan)")
     }
 
     @Test func aCustomRuleWithABackreferenceIsPrefilteredAndOneWithRecursionRunsAlone() throws {

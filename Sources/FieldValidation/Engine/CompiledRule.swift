@@ -76,9 +76,13 @@ final class CompiledRule: Sendable {
         case let .list(list):
             return list.contains(subject) ? staticViolation : nil
         case let .swift(rule):
-            guard let found = rule.check(input) else { return nil }
-            return found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
+            return rule.check(input).map(swiftViolation)
         }
+    }
+
+    /// The violation of a Swift rule that reported `found` (its parameters, possibly none).
+    func swiftViolation(_ found: [String: String]) -> Violation {
+        found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
     }
 
     /// The violation of a pattern rule whose outcome is known (from an automaton): a
@@ -206,11 +210,13 @@ struct CompiledRuleSet: Sendable {
     /// The pattern rules as automata, one group per subject.
     let patterns: PatternPlan
 
-    /// With `compilesAutomata` false, the pattern rules run in PCRE2 (see ``PatternPlan/init(uncompiled:)``).
-    init(field: Field, rules: [CompiledRule], extraPatterns: [PatternPlan.ExtraPattern] = [], compilesAutomata: Bool = true) {
+    /// With `compilesAutomata` false, the pattern rules run in PCRE2 (see ``PatternPlan/init(uncompiled:)``);
+    /// pattern rules on a subject in `leftOut` run in PCRE2 for the reason given.
+    init(field: Field, rules: [CompiledRule], extraPatterns: [PatternPlan.ExtraPattern] = [], compilesAutomata: Bool = true,
+         leftOut: [String: String] = [:]) {
         self.field = field
         self.rules = rules
-        self.patterns = compilesAutomata ? PatternPlan(rules, extras: extraPatterns) : PatternPlan(uncompiled: rules.count)
+        self.patterns = compilesAutomata ? PatternPlan(rules, extras: extraPatterns, leftOut: leftOut) : PatternPlan(uncompiled: rules.count)
     }
 
     /// Every violation of `input`, in pack order; rules for which `skip` is true are not run.

@@ -11,16 +11,17 @@ protocol KindRule: FieldRule {
 
 /// `kind: breached`: the subject's SHA-1 (of its UTF-8) is in the store, seen at least
 /// `min-count` times. Reports no parameters: neither the count nor the hash reaches a message.
-struct BreachedRule: KindRule {
+struct BreachedRule: KindRule, StringSubjectRule {
     let name: String
     let target: String
     let store: BreachedStore
     let minimumCount: UInt32
 
     var strategy: ValidatorPlan.Strategy { .list }
+    var subject: String { target }
 
-    func check(_ input: FieldInput) -> [String: String]? {
-        guard let subject = input.subject(target), let count = store.count(password: subject) else { return nil }
+    func check(subject: String, asciiOnly: Bool) -> [String: String]? {
+        guard let count = store.count(password: subject) else { return nil }
         return count >= minimumCount ? [:] : nil
     }
 }
@@ -50,16 +51,17 @@ struct StrengthRule: KindRule {
 /// `kind: list` with `key: domain-suffix`, or any list with an `allow-file`: listed when the
 /// subject's key is (for `domain-suffix`, when the domain or a parent domain is), unless the
 /// allow list lists it the same way.
-struct ListWithAllowRule: KindRule {
+struct ListWithAllowRule: KindRule, StringSubjectRule {
     let name: String
     let target: String
     let list: KeyList
     let allow: KeyList?
 
     var strategy: ValidatorPlan.Strategy { .list }
+    var subject: String { target }
 
-    func check(_ input: FieldInput) -> [String: String]? {
-        guard let subject = input.subject(target), list.contains(subject) else { return nil }
+    func check(subject: String, asciiOnly: Bool) -> [String: String]? {
+        guard list.contains(subject) else { return nil }
         if let allow, allow.contains(subject) { return nil }
         return [:]
     }

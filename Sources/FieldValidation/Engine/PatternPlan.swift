@@ -38,6 +38,9 @@ struct PatternPlan: Sendable {
     let slots: [Slot?]
     /// False for a plan left uncompiled (``init(uncompiled:)``): every pattern rule runs in PCRE2.
     let isCompiled: Bool
+    /// Subjects left out of the automata on purpose, with why their pattern rules run in PCRE2
+    /// (an engine that decides them once per distinct value, e.g. per email domain).
+    let leftOut: [String: String]
 
     /// No automata: every pattern rule of `ruleCount` rules runs in PCRE2 (for a validator whose
     /// hand-written fast path decides most values, so the automata would rarely run).
@@ -45,12 +48,15 @@ struct PatternPlan: Sendable {
         subjects = []
         slots = [Slot?](repeating: nil, count: ruleCount)
         isCompiled = false
+        leftOut = [:]
     }
 
     /// Compiles the pattern rules of `rules`, at most 64 per subject (the rest run in PCRE2),
     /// with `extras`. A rule's outcome bit is its index when there are fewer rules than the
     /// lowest extra bit, else its place among its subject's patterns (and the extras are left out).
-    init(_ rules: [CompiledRule], extras: [ExtraPattern] = []) {
+    /// Pattern rules on a subject in `leftOut` get no automaton: they run in PCRE2, for the reason given.
+    init(_ rules: [CompiledRule], extras: [ExtraPattern] = [], leftOut: [String: String] = [:]) {
+        self.leftOut = leftOut
         let bitsAreRuleIndices = rules.count <= (extras.map(\.bit).min() ?? 64)
         var subjectNames: [String] = []
         /// Per subject, its patterns: the rule each decides (nil for an extra) and its outcome bit
@@ -64,7 +70,7 @@ struct PatternPlan: Sendable {
                 members.append([(rule, bit, pattern, use)])
             }
         }
-        for (index, rule) in rules.enumerated() {
+        for (index, rule) in rules.enumerated() where leftOut[rule.target] == nil {
             switch rule.check {
             case .mustMatch(let compiled): add(index, bit: index, compiled.source, .wholeSubject, on: rule.target)
             case .mustNotMatch(let compiled): add(index, bit: index, compiled.source, .search, on: rule.target)

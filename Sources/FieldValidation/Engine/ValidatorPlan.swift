@@ -89,9 +89,9 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
                     reason = why
                 case nil:
                     strategy = .pcre2
-                    reason = set.patterns.isCompiled
+                    reason = set.patterns.leftOut[rule.target] ?? (set.patterns.isCompiled
                         ? "more than 64 pattern rules on one subject, or PCRE2 built with another newline"
-                        : "no automata: the fast path decides most values, the others go rule by rule"
+                        : "no automata: the fast path decides most values, the others go rule by rule")
                 }
             }
             return Rule(id: rule.id, code: rule.code, subject: rule.target, strategy: strategy, automaton: automatonOf[index], reason: reason)

@@ -20,7 +20,7 @@ import IDNA
 /// - an ASCII domain of letters, digits, `-` and `.` with a period, no hyphen at a label edge,
 ///   no `--` and labels of at most 63 octets: empty domain, leading, trailing and consecutive
 ///   periods, the top-level rule and special-use names;
-/// - any other domain through ``DomainMemo``: the outcome of the domain rules for `a@domain`,
+/// - any other domain through ``memo``: the outcome of the domain rules for `a@domain`,
 ///   computed once per domain (IDNA, `xn--` labels, dotless domains, hyphens, bad characters).
 ///
 /// Why combining is exact: when no address-level rule (`on: address`) fires, the local-part
@@ -119,7 +119,32 @@ final class EmailFastPath: @unchecked Sendable {
     private let addressRules: UInt64
     private let domainRules: UInt64
     private let classes: UnsafePointer<UInt8>
-    let memo = DomainMemo()
+    let memo = BytesMemo<DomainOutcome>()
+
+    /// What the rules make of `a@D` (the value ``memo`` keeps per domain).
+    /// Why it is exact: the domain rules (`on: domain` / `ascii-domain`) see only the domain and,
+    /// through `unless`, rules on `address` and other domain rules. So for an address `L@D` that
+    /// breaks no rule on `address`, they report for `L@D` what they report for `a@D`, provided
+    /// `a@D` breaks no rule on `address` either (``clean``).
+    final class DomainOutcome: Sendable {
+        /// No rule on `address` fired.
+        let clean: Bool
+        /// The violations of the domain rules, in pack order.
+        let violations: [Violation]
+        /// The `ascii-domain` subject (lowercase ASCII / `xn--` form); nil when IDNA rejects
+        /// the domain or it is empty.
+        let ascii: String?
+        /// The domain as in the normalized address (Unicode form).
+        let unicode: String?
+
+        init(clean: Bool, violations: [Violation], ascii: String?, unicode: String?) {
+            self.clean = clean
+            self.violations = violations
+            self.ascii = ascii
+            self.unicode = unicode
+        }
+    }
+
 
     init?(_ rules: CompiledRuleSet, asciiOnly: Bool) {
         let shipped = Self.shipped
@@ -457,7 +482,7 @@ final class EmailFastPath: @unchecked Sendable {
     }
 
     /// The domain rules' outcome for `a@domain`, by the rules themselves.
-    private func domainOutcome(_ domain: String) -> DomainMemo.Outcome {
+    private func domainOutcome(_ domain: String) -> DomainOutcome {
         let parts = EmailParts("a@" + domain)
         let input = FieldInput(field: .email, raw: "a@" + domain, subjectList: parts.subjects, asciiOnly: asciiOnly)
         var clean = true
@@ -471,7 +496,7 @@ final class EmailFastPath: @unchecked Sendable {
         let unicode = parts.asciiDomain.map { ascii in
             ascii.contains("xn--") ? ((try? IDNA.toUnicode(ascii)) ?? ascii) : ascii
         }
-        return DomainMemo.Outcome(clean: clean, violations: violations, ascii: parts.asciiDomain, unicode: unicode)
+        return DomainOutcome(clean: clean, violations: violations, ascii: parts.asciiDomain, unicode: unicode)
     }
 
     /// The result when every rule passes for an ASCII address: the local part, `@` and the
@@ -485,135 +510,5 @@ final class EmailFastPath: @unchecked Sendable {
             return bytes.count
         }
         return ValidationResult(violations: [], normalized: normalized, asciiForm: normalized)
-    }
-}
-
-/// A bounded, thread-safe memo of domains and what the email domain rules make of them, keyed
-/// by the domain's bytes (no `String` is built to look one up).
-///
-/// Why it is exact: the domain rules (`on: domain` / `ascii-domain`) see only the domain and,
-/// through `unless`, rules on `address` and other domain rules. So for an address `L@D` that
-/// breaks no rule on `address`, they report for `L@D` what they report for `a@D`, provided
-/// `a@D` breaks no rule on `address` either (``Outcome/clean``); see ``EmailFastPath``.
-///
-/// Real exports repeat a few domains heavily, so IDNA (libidn2) runs once per domain instead of
-/// once per address. At most ``capacity`` domains are kept; when full, the memo is emptied and
-/// refills with the domains in use.
-final class DomainMemo: @unchecked Sendable {
-    // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
-    // read or written with `lock` held.
-
-    /// What the rules make of `a@D`.
-    final class Outcome: Sendable {
-        /// No rule on `address` fired.
-        let clean: Bool
-        /// The violations of the domain rules, in pack order.
-        let violations: [Violation]
-        /// The `ascii-domain` subject (lowercase ASCII / `xn--` form); nil when IDNA rejects
-        /// the domain or it is empty.
-        let ascii: String?
-        /// The domain as in the normalized address (Unicode form).
-        let unicode: String?
-
-        init(clean: Bool, violations: [Violation], ascii: String?, unicode: String?) {
-            self.clean = clean
-            self.violations = violations
-            self.ascii = ascii
-            self.unicode = unicode
-        }
-    }
-
-    static let capacity = 4096
-    /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
-    /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
-    static let maxKeyBytes = 255
-    private static let slotCount = 2 * capacity
-    private let lock = NSLock()
-    // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
-    /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
-    private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: DomainMemo.slotCount)
-    private let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: DomainMemo.capacity)
-    /// Entry `i`'s key is `keys[i * maxKeyBytes ..< i * maxKeyBytes + keyCounts[i]]`.
-    private let keyCounts = UnsafeMutablePointer<Int>.allocate(capacity: DomainMemo.capacity)
-    private let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: DomainMemo.capacity * DomainMemo.maxKeyBytes)
-    private let outcomes = UnsafeMutablePointer<Outcome?>.allocate(capacity: DomainMemo.capacity)
-    /// How many entries are in use.
-    private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-
-    init() {
-        slots.initialize(repeating: 0, count: Self.slotCount)
-        hashes.initialize(repeating: 0, count: Self.capacity)
-        keyCounts.initialize(repeating: 0, count: Self.capacity)
-        outcomes.initialize(repeating: nil, count: Self.capacity)
-        count.initialize(to: 0)
-    }
-
-    deinit {
-        outcomes.deinitialize(count: Self.capacity)
-        for pointer in [UnsafeMutableRawPointer(slots), UnsafeMutableRawPointer(hashes), UnsafeMutableRawPointer(keyCounts),
-                        UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(outcomes), UnsafeMutableRawPointer(count)] {
-            pointer.deallocate()
-        }
-    }
-
-    /// The outcome for `domain`, computed with `compute` (given the domain as a string) when unknown.
-    func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Outcome) -> Outcome {
-        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
-            return compute(String(decoding: domain, as: UTF8.self))
-        }
-        let hash = Self.hash(UnsafeRawPointer(base), domain.count)
-        if let known = lock.withLock({ find(base, domain.count, hash: hash).outcome }) { return known }
-        // Computed outside the lock: two threads may both compute a new domain, harmlessly.
-        let outcome = compute(String(decoding: domain, as: UTF8.self))
-        lock.withLock {
-            var (found, slot) = find(base, domain.count, hash: hash)
-            guard found == nil else { return }
-            if count.pointee >= Self.capacity {
-                // Full: start again with the domains in use.
-                slots.update(repeating: 0, count: Self.slotCount)
-                outcomes.update(repeating: nil, count: Self.capacity)
-                count.pointee = 0
-                (found, slot) = find(base, domain.count, hash: hash)
-            }
-            let entry = count.pointee
-            count.pointee += 1
-            hashes[entry] = hash
-            keyCounts[entry] = domain.count
-            (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
-            outcomes[entry] = outcome
-            slots[slot] = Int32(entry + 1)
-        }
-        return outcome
-    }
-
-    /// A 64-bit hash of `count` bytes at `bytes`, eight at a time.
-    private static func hash(_ bytes: UnsafeRawPointer, _ count: Int) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
-        var i = 0
-        while i + 8 <= count {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            hash ^= hash >> 29
-            i += 8
-        }
-        while i < count {
-            hash = (hash ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0x100_0000_01b3
-            i += 1
-        }
-        return hash ^ (hash >> 32)
-    }
-
-    /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
-    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Outcome?, slot: Int) {
-        let mask = Self.slotCount - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let entry = Int(slots[slot]) - 1
-            if entry < 0 { return (nil, slot) }
-            if hashes[entry] == hash && keyCounts[entry] == keyCount
-                && memcmp(keys + entry * Self.maxKeyBytes, key, keyCount) == 0 {
-                return (outcomes[entry], slot)
-            }
-            slot = (slot + 1) & mask
-        }
     }
 }

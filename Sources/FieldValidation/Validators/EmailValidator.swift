@@ -18,14 +18,16 @@ import IDNA
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
 /// when the local part is not ASCII.
-/// Speed: ``EmailFastPath`` decides most addresses, valid or not, in one pass over the bytes,
-/// with exactly the result the rules would give; domains it cannot decide from the bytes (IDNA,
-/// dotless, odd characters) are decided once each (``DomainMemo``). The rest, and every address
-/// under packs that change the rules' semantics, go rule by rule. ``violations(utf8:)`` skips
-/// building the normalized forms.
+/// Speed: under the shipped rules, ``EmailFastPath`` decides most addresses, valid or not, in one
+/// pass over the bytes, with exactly the result the rules would give; domains it cannot decide
+/// from the bytes (IDNA, dotless, odd characters) are decided once each (``BytesMemo``), and the
+/// rest go rule by rule. Any other pack runs on ``EmailEngine`` (automata for the per-address
+/// subjects, the domain rules once per domain), or rule by rule when it has a Swift rule that
+/// reads more than its own subject. ``violations(utf8:)`` skips building the normalized forms.
 public struct EmailValidator: Sendable {
     let rules: CompiledRuleSet
     let fastPath: EmailFastPath?
+    let engine: EmailEngine?
     /// Whether the local part must be ASCII (no SMTPUTF8). Internationalized domains are still
     /// accepted; their ASCII form is in ``ValidationResult/asciiForm``.
     public let asciiOnly: Bool
@@ -58,9 +60,12 @@ public struct EmailValidator: Sendable {
         }
         // The hand-written fast path decides most addresses of the shipped rules, and the few it
         // declines go rule by rule in PCRE2: the pack's automata (about 0.3 G instructions to
-        // compile) would rarely run. Any other pack runs on its automata.
+        // compile) would rarely run. Any other pack runs on the email engine (automata for the
+        // per-address subjects, a memo per domain), or rule by rule when it has Swift rules the
+        // engine cannot run.
         self.fastPath = EmailFastPath(compiled, asciiOnly: asciiOnly)
-        self.rules = fastPath == nil ? CompiledRuleSet(field: .email, rules: compiled.rules) : compiled
+        self.engine = fastPath == nil ? EmailEngine(compiled, asciiOnly: asciiOnly) : nil
+        self.rules = engine?.rules ?? (fastPath == nil ? CompiledRuleSet(field: .email, rules: compiled.rules) : compiled)
         self.asciiOnly = asciiOnly
         self.providers = providers
     }
@@ -117,7 +122,7 @@ public struct EmailValidator: Sendable {
     /// form of `bytes` when the caller has it; `mailboxKey` (with `normalize`) adds the mailbox key.
     private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true,
                           mailboxKey: Bool = true) -> ValidationResult {
-        if let fastPath, var decided = fastPath.decide(bytes, normalize: normalize) {
+        if var decided = fastPath.flatMap({ $0.decide(bytes, normalize: normalize) }) ?? engine?.validate(bytes, normalize: normalize) {
             if normalize, mailboxKey, let normalized = decided.normalized { decided.mailboxKey = providers.key(normalized: normalized) }
             return decided
         }
@@ -141,37 +146,44 @@ struct EmailParts {
             at = index
         }
         guard ats == 1 else { return }
-        let rawLocal = String(address.unicodeScalars[..<at])
-        let localIsASCII = rawLocal.utf8.allSatisfy { $0 < 0x80 }
-        // ASCII is its own NFC form.
-        let local = localIsASCII ? rawLocal : Keys.nfc(rawLocal)
+        let (local, localSubject) = Self.local(String(address.unicodeScalars[..<at]))
         let domain = String(address.unicodeScalars[address.unicodeScalars.index(after: at)...])
         localPart = local
-        // NFC can compose an ASCII character a dot-atom forbids into one it allows (`<` and
-        // U+0338 become U+226E NOT LESS-THAN): then the rules see the local part as typed.
-        subjects.append(("local-part", localIsASCII || !Self.hasASCII(rawLocal, outside: Self.atext) ? local : rawLocal))
-        guard !domain.isEmpty else {
-            subjects.append(("domain", domain))
-            return
+        subjects.append(("local-part", localSubject))
+        let (domainSubject, ascii) = Self.domain(domain)
+        subjects.append(("domain", domainSubject))
+        asciiDomain = ascii
+        if let ascii {
+            subjects.append(("ascii-domain", ascii))
+            subjects.append(("ascii-address", local + "@" + ascii))
         }
-        if domain.utf8.allSatisfy({ $0 < 0x80 }) {
-            subjects.append(("domain", domain))
-            asciiDomain = Keys.canonical(domain)
-        } else {
-            // The rules check the UTS 46 mapped form, as if it had been typed (`。` is a period,
-            // U+037E is `;`), unless the domain as typed already holds an ASCII character a
-            // hostname forbids (NFC could compose it away) or does not map. The ASCII form is
-            // kept even when too long, so the length rules measure it (a label libidn2 will not
-            // encode, being over 63 octets, counts at its shortest A-label length).
-            let processed = try? IDNA.process(domain)
-            let asTyped = processed == nil || Self.hasASCII(domain, outside: Self.hostname)
-            subjects.append(("domain", asTyped ? domain : processed?.mapped ?? domain))
-            if let processed, processed.problem == nil { asciiDomain = processed.ascii }
-        }
-        if let asciiDomain {
-            subjects.append(("ascii-domain", asciiDomain))
-            subjects.append(("ascii-address", local + "@" + asciiDomain))
-        }
+    }
+
+    /// A local part as typed: its NFC form, and the `local-part` subject the rules see.
+    ///
+    /// NFC can compose an ASCII character a dot-atom forbids into one it allows (`<` and U+0338
+    /// become U+226E NOT LESS-THAN): then the rules see the local part as typed.
+    static func local(_ raw: String) -> (nfc: String, subject: String) {
+        // ASCII is its own NFC form.
+        if raw.utf8.allSatisfy({ $0 < 0x80 }) { return (raw, raw) }
+        let nfc = Keys.nfc(raw)
+        return (nfc, hasASCII(raw, outside: atext) ? raw : nfc)
+    }
+
+    /// A domain as typed: the `domain` subject the rules see, and the `ascii-domain` subject
+    /// (nil when the domain is empty or IDNA rejects it).
+    ///
+    /// The rules check the UTS 46 mapped form, as if it had been typed (`。` is a period,
+    /// U+037E is `;`), unless the domain as typed already holds an ASCII character a hostname
+    /// forbids (NFC could compose it away) or does not map. The ASCII form is kept even when too
+    /// long, so the length rules measure it (a label libidn2 will not encode, being over 63
+    /// octets, counts at its shortest A-label length).
+    static func domain(_ domain: String) -> (subject: String, ascii: String?) {
+        guard !domain.isEmpty else { return (domain, nil) }
+        if domain.utf8.allSatisfy({ $0 < 0x80 }) { return (domain, Keys.canonical(domain)) }
+        let processed = try? IDNA.process(domain)
+        let asTyped = processed == nil || hasASCII(domain, outside: hostname)
+        return (asTyped ? domain : processed?.mapped ?? domain, processed.flatMap { $0.problem == nil ? $0.ascii : nil })
     }
 
     /// RFC 5322 section 3.2.3 atext and the period, as ASCII bytes.
@@ -185,26 +197,61 @@ struct EmailParts {
     }
 }
 
-/// The built-in Swift rules of the email pack.
+/// The built-in Swift rules of the email pack. Each reads one subject only (``SubjectRule``).
 enum EmailRules {
-    static let all: [any FieldRule] = [
-        ClosureFieldRule(name: "email.unsafe-characters") { input in
-            unsafeCharacters(input.raw).map { ["characters": $0] }
-        },
-        ClosureFieldRule(name: "email.one-at-sign") { input in
-            let count = input.raw.utf8.reduce(0) { $1 == UInt8(ascii: "@") ? $0 + 1 : $0 }
+    static let all: [any FieldRule] = [UnsafeCharacters(), OneAtSign(), ASCIIOnly(), IDNAValid()]
+
+    /// `email.unsafe-characters`: the address holds a character ``unsafeCharacters(_:)`` reports.
+    struct UnsafeCharacters: SubjectRule {
+        let name = "email.unsafe-characters"
+        let subject = "address"
+
+        func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
+            // In ASCII only C0 controls, SPACE and DEL are unsafe.
+            var plain = true
+            for byte in bytes where byte &- 0x21 >= 0x5E {
+                plain = false
+                break
+            }
+            if plain { return nil }
+            return unsafeCharacters(String(decoding: bytes, as: UTF8.self)).map { ["characters": $0] }
+        }
+    }
+
+    /// `email.one-at-sign`: the address has no `@`-sign, or several.
+    struct OneAtSign: SubjectRule {
+        let name = "email.one-at-sign"
+        let subject = "address"
+
+        func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
+            var count = 0
+            for byte in bytes where byte == UInt8(ascii: "@") { count += 1 }
             return count == 1 ? nil : ["count": String(count)]
-        },
-        ClosureFieldRule(name: "email.ascii-only") { input in
-            guard input.asciiOnly, let local = input.subject("local-part") else { return nil }
-            let bad = local.unicodeScalars.filter { !$0.isASCII }
-            return bad.isEmpty ? nil : ["characters": displayCharacters(bad)]
-        },
-        ClosureFieldRule(name: "email.idna") { input in
-            guard let domain = input.subject("domain"), !domain.isEmpty else { return nil }
+        }
+    }
+
+    /// `email.ascii-only`: an ASCII-only validator got a non-ASCII local part.
+    struct ASCIIOnly: SubjectRule {
+        let name = "email.ascii-only"
+        let subject = "local-part"
+
+        func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
+            guard asciiOnly, !bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let bad = String(decoding: bytes, as: UTF8.self).unicodeScalars.filter { !$0.isASCII }
+            return ["characters": displayCharacters(bad)]
+        }
+    }
+
+    /// `email.idna`: the domain fails UTS 46 + IDNA 2008 (``idnaProblem(_:)``).
+    struct IDNAValid: StringSubjectRule {
+        let name = "email.idna"
+        let subject = "domain"
+
+        func check(subject domain: String, asciiOnly: Bool) -> [String: String]? {
+            guard !domain.isEmpty else { return nil }
             return idnaProblem(domain).map { ["reason": $0] }
-        },
-    ]
+        }
+    }
 
     /// email-validator's unsafe set: controls, format characters, surrogates, private use,
     /// unassigned code points (including non-characters), every separator (Zs, Zl, Zp; also

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A bounded, thread-safe memo keyed by bytes (no `String` is built to look one up): what the
+/// email rules make of a domain, computed once per distinct domain.
+///
+/// Real exports repeat a few domains heavily, so IDNA (libidn2) and the domain rules run once per
+/// domain instead of once per address. At most ``capacity`` keys are kept; when full, the memo
+/// is emptied and refills with the keys in use.
+final class BytesMemo<Value: Sendable>: @unchecked Sendable {
+    // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
+    // read or written with `lock` held.
+
+    static var capacity: Int { 4096 }
+    /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
+    /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
+    static var maxKeyBytes: Int { 255 }
+    private static var slotCount: Int { 2 * capacity }
+    private let lock = NSLock()
+    // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
+    /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
+    private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: BytesMemo.slotCount)
+    private let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: BytesMemo.capacity)
+    /// Entry `i`'s key is `keys[i * maxKeyBytes ..< i * maxKeyBytes + keyCounts[i]]`.
+    private let keyCounts = UnsafeMutablePointer<Int>.allocate(capacity: BytesMemo.capacity)
+    private let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: BytesMemo.capacity * BytesMemo.maxKeyBytes)
+    private let outcomes = UnsafeMutablePointer<Value?>.allocate(capacity: BytesMemo.capacity)
+    /// How many entries are in use.
+    private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+    init() {
+        slots.initialize(repeating: 0, count: Self.slotCount)
+        hashes.initialize(repeating: 0, count: Self.capacity)
+        keyCounts.initialize(repeating: 0, count: Self.capacity)
+        outcomes.initialize(repeating: nil, count: Self.capacity)
+        count.initialize(to: 0)
+    }
+
+    deinit {
+        outcomes.deinitialize(count: Self.capacity)
+        for pointer in [UnsafeMutableRawPointer(slots), UnsafeMutableRawPointer(hashes), UnsafeMutableRawPointer(keyCounts),
+                        UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(outcomes), UnsafeMutableRawPointer(count)] {
+            pointer.deallocate()
+        }
+    }
+
+    /// The value for the key `domain`, computed with `compute` (given the key as a string) when unknown.
+    func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value) -> Value {
+        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
+            return compute(String(decoding: domain, as: UTF8.self))
+        }
+        let hash = Self.hash(UnsafeRawPointer(base), domain.count)
+        if let known = lock.withLock({ find(base, domain.count, hash: hash).outcome }) { return known }
+        // Computed outside the lock: two threads may both compute a new domain, harmlessly.
+        let outcome = compute(String(decoding: domain, as: UTF8.self))
+        lock.withLock {
+            var (found, slot) = find(base, domain.count, hash: hash)
+            guard found == nil else { return }
+            if count.pointee >= Self.capacity {
+                // Full: start again with the domains in use.
+                slots.update(repeating: 0, count: Self.slotCount)
+                outcomes.update(repeating: nil, count: Self.capacity)
+                count.pointee = 0
+                (found, slot) = find(base, domain.count, hash: hash)
+            }
+            let entry = count.pointee
+            count.pointee += 1
+            hashes[entry] = hash
+            keyCounts[entry] = domain.count
+            (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
+            outcomes[entry] = outcome
+            slots[slot] = Int32(entry + 1)
+        }
+        return outcome
+    }
+
+    /// A 64-bit hash of `count` bytes at `bytes`, eight at a time.
+    private static func hash(_ bytes: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
+        var i = 0
+        while i + 8 <= count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+            i += 8
+        }
+        while i < count {
+            hash = (hash ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0x100_0000_01b3
+            i += 1
+        }
+        return hash ^ (hash >> 32)
+    }
+
+    /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
+    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Value?, slot: Int) {
+        let mask = Self.slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = Int(slots[slot]) - 1
+            if entry < 0 { return (nil, slot) }
+            if hashes[entry] == hash && keyCounts[entry] == keyCount
+                && memcmp(keys + entry * Self.maxKeyBytes, key, keyCount) == 0 {
+                return (outcomes[entry], slot)
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import CorpusGeneration
+@testable import FieldValidation
+import Foundation
+import PropertyBased
+import Testing
+
+/// The email engine, which runs every pack the hand-written fast path declines, must always agree
+/// with evaluating every rule one by one: violations with their parameters, normalized and ASCII
+/// forms, through every entry point (``EmailFastPathTests/expectAgreement(_:_:)``).
+@Suite struct EmailEngineTests {
+    /// Custom packs on every subject and of every kind the engine runs: each pack is the shipped
+    /// one plus or overriding some rules, so the fast path declines it.
+    static let packs: [String] = [
+        // Benchmarks/custom-packs.sh's two email packs.
+        "  - {id: extra.blocked-domain, code: X1, kind: list, on: ascii-domain, file: extra.txt, key: canonical, message: m}\n",
+        "  - {id: extra.no-plus, code: X1, kind: must-not-match, on: address, pattern: '[+]', message: 'no {match} {characters}'}\n",
+        // Every per-address subject, a prefilter (lookahead) and a rule PCRE2 runs alone, `unless`
+        // across the two halves, and lengths in both units.
+        """
+          - {id: extra.ascii-address, code: X2, kind: must-match, on: ascii-address, pattern: '[a-z0-9.+_-]+@[a-z0-9.-]+', message: m}
+          - {id: extra.local-list, code: X3, kind: list, on: local-part, file: extra.txt, key: canonical, message: m}
+          - {id: extra.local-short, code: X4, kind: length, on: local-part, unit: code-points, min: 2, message: 'short {length} {count}'}
+          - {id: extra.address-octets, code: X5, kind: length, on: address, unit: utf8-octets, max: 30, message: 'long {length}'}
+          - {id: extra.no-admin, code: X6, kind: must-not-match, on: local-part, pattern: '\\Aadmin(?!istrator)', message: 'admin {match}'}
+          - {id: extra.repeat, code: X7, kind: must-not-match, on: address, pattern: '(.)\\1\\1', message: 'repeat {match}', unless: [email.idna]}
+          - {id: extra.recursion, code: X8, kind: must-not-match, on: local-part, pattern: '\\((?R)?\\)', message: m}
+          - {id: extra.domain-digit, code: X9, kind: must-not-match, on: domain, pattern: '[0-9]', message: 'digit {match}', unless: [extra.no-admin]}
+
+        """,
+        // The shipped rules with every parameter in their messages, and one rule more.
+        EmailFastPathTests.showingParameters.replacingOccurrences(of: "pack: parameters\nfield: email\nrules:\n", with: "")
+            + "  - {id: extra.no-plus, code: X1, kind: must-not-match, on: address, pattern: '[+]', message: m}\n",
+    ]
+
+    static let validators = Result { () throws -> [EmailValidator] in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("email-engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "blocked\nexample.net\nadmin\nbücher.example\nab\n".write(to: directory.appendingPathComponent("extra.txt"), atomically: true, encoding: .utf8)
+        return try packs.flatMap { rules in
+            let packs = RulePackSet.shipped.adding(try RulePackSet.parse("pack: extra\nfield: email\nrules:\n" + rules, name: "extra.yaml",
+                                                                         baseDirectory: directory.path))
+            return [try EmailValidator(packs: packs), try EmailValidator(packs: packs, asciiOnly: true)]
+        }
+    }
+
+    @Test func everyCustomPackRunsOnTheEngine() throws {
+        for validator in try Self.validators.get() {
+            #expect(validator.fastPath == nil && validator.engine != nil)
+        }
+    }
+
+    @Test func aSwiftRuleThatReadsMoreThanItsSubjectLeavesThePackRuleByRule() throws {
+        let pack = try RulePackSet.parse("pack: extra\nfield: email\nrules:\n  - {id: extra.swift, code: X1, kind: swift, message: m}\n",
+                                         name: "extra.yaml")
+        let opaque = ClosureFieldRule(name: "extra.swift") { input in input.raw.count > 20 ? [:] : nil }
+        let validator = try EmailValidator(packs: RulePackSet.shipped.adding(pack), rules: [opaque])
+        #expect(validator.fastPath == nil && validator.engine == nil)
+        #expect(validator.validate("a.rather.long.name@example.com").codes == ["X1"])
+        // A built-in rule moved to a subject it does not read is left to the rules too.
+        let moved = try RulePackSet.parse("pack: extra\nfield: email\nrules:\n  - id: email.one-at-sign\n    override: true\n    on: local-part\n",
+                                          name: "extra.yaml")
+        #expect(try EmailValidator(packs: RulePackSet.shipped.adding(moved)).engine == nil)
+    }
+
+    @Test func domainRulesAreDecidedOncePerDomainAndTheRestOnAutomata() throws {
+        let validator = try #require(try Self.validators.get().first)
+        let plan = validator.plan
+        #expect(Set(plan.automata.map(\.subject)) == ["address", "local-part"], "\(plan)")
+        let domainPatterns = plan.rules.filter { ["domain", "ascii-domain"].contains($0.subject) && $0.strategy == .pcre2 }
+        #expect(domainPatterns.count >= 9 && domainPatterns.allSatisfy { $0.reason == EmailEngine.perDomain }, "\(plan)")
+        #expect(plan.rules.filter { ["address", "local-part"].contains($0.subject) }.allSatisfy { $0.strategy != .pcre2 }, "\(plan)")
+    }
+
+    @Test func engineAgreesOnGeneratedCorpusRecords() throws {
+        let validators = try Self.validators.get()
+        var corpus = EmailCorpus(seed: 20_261_128)
+        var valid = 0, invalid = 0, unicodeLocal = 0
+        for record in corpus.records(2500) {
+            for validator in validators { EmailFastPathTests.expectAgreement(validator, record.value) }
+            let result = validators[0].validateRuleByRule(record.value)
+            if result.isValid { valid += 1 } else { invalid += 1 }
+            if record.value.split(separator: "@").first?.utf8.contains(where: { $0 >= 0x80 }) == true { unicodeLocal += 1 }
+        }
+        #expect(valid >= 50 && invalid >= 1000 && unicodeLocal >= 200, "\(valid) valid, \(invalid) invalid, \(unicodeLocal) Unicode local parts")
+    }
+
+    @Test func engineAgreesOnGeneratedAddresses() async throws {
+        let validators = try Self.validators.get()
+        let gen = Gen.int(in: 0...(EmailFastPathTests.pieces.count - 1)).array(of: 0...24)
+        let oneAt = Counter()
+        await propertyCheck(count: 2500, input: gen) { indices in
+            let address = indices.map { EmailFastPathTests.pieces[$0] }.joined()
+            if address.utf8.count(where: { $0 == UInt8(ascii: "@") }) == 1 { oneAt.add() }
+            for validator in validators { EmailFastPathTests.expectAgreement(validator, address) }
+        }
+        #expect(oneAt.value >= 500, "\(oneAt.value) addresses with one @")
+    }
+
+    /// Mostly well-formed addresses (`local@label.label`), so that valid ones and near misses are common.
+    @Test func engineAgreesOnGeneratedWellFormedAddresses() async throws {
+        let validators = try Self.validators.get()
+        let part = Gen.int(in: 0...(EmailFastPathTests.pieces.count - 1)).array(of: 1...4)
+        let valid = Counter()
+        await propertyCheck(count: 1500, input: part, part, part) { local, label, top in
+            let join = { (indices: [Int]) in indices.map { EmailFastPathTests.pieces[$0] }.joined() }
+            for address in [join(local) + "@" + join(label) + "." + join(top), "user@" + join(label) + ".com",
+                            join(local) + "@example." + join(top)] {
+                if validators[0].validate(address).isValid { valid.add() }
+                for validator in validators { EmailFastPathTests.expectAgreement(validator, address) }
+            }
+        }
+        #expect(valid.value >= 300, "\(valid.value) valid addresses")
+    }
+
+    /// More distinct domains than the memo holds, looked up from several tasks at once.
+    @Test func engineAgreesWhenTheMemoIsFullAndShared() async throws {
+        let validator = try #require(try Self.validators.get().first)
+        let addresses = (0..<(BytesMemo<EmailEngine.DomainOutcome>.capacity + 500)).map { index in
+            ["john@host\(index)", "jo.hn@bücher\(index % 700).example", "a+b@x\(index)--y.com", "x@ex_\(index).com"][index % 4]
+        } + ["a@" + String(repeating: "bücher.", count: 40) + "de", "a@" + String(repeating: "x_", count: 200) + ".com"]
+        let expected = addresses.map { validator.validateRuleByRule($0) }
+        let results = await withTaskGroup(of: (Int, ValidationResult).self) { group in
+            for (index, address) in addresses.enumerated() {
+                group.addTask { (index, validator.validate(address)) }
+            }
+            var results = [ValidationResult?](repeating: nil, count: addresses.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for (index, address) in addresses.enumerated() {
+            #expect(results[index] == expected[index], "\(address.debugDescription)")
+        }
+    }
+}
+
+/// A count shared by a property's iterations.
+private final class Counter: @unchecked Sendable {
+    // INVARIANT: `count` is read and written with `lock` held.
+    private let lock = NSLock()
+    private var count = 0
+
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
