@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
         .library(name: "RulesLoading", targets: ["RulesLoading"]),
+        .library(name: "RulesCases", targets: ["RulesCases"]),
+        .library(name: "RulesLinting", targets: ["RulesLinting"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
@@ -107,8 +109,16 @@ let package = Package(
         .target(name: "YAMLBounds", dependencies: [.product(name: "Yams", package: "Yams")]),
         // A rules file of any service, read within a bound and compiled with the production engines.
         .target(name: "RulesLoading", dependencies: ["RulesLanguage", "DatabaseRules", "RulesPatterns", "Diagnostics"]),
-        .target(name: "RulesTesting", dependencies: [
+        // The case-file format: case and request files read (JSON, YAML) and written, and the
+        // request a case stands for. RulesLoading for its bounded file reader only.
+        .target(name: "RulesCases", dependencies: [
             "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
+        ]),
+        // The rules linter (RL8xxx) and the ownership holes the verifier decides.
+        .target(name: "RulesLinting", dependencies: ["RulesLanguage", "Diagnostics"]),
+        // The test runner, reports and coverage; re-exports RulesCases and RulesLinting.
+        .target(name: "RulesTesting", dependencies: [
+            "RulesCases", "RulesLinting", "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics",
         ]),
         // Symbolic verification of rules: the only importer of CZ3. RulesTesting for the case-file
         // format (witnesses replay as cases), the linter's ownership holes and property files' readers.
@@ -211,6 +221,11 @@ let package = Package(
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",
         ]),
+        .testTarget(name: "RulesCasesTests", dependencies: [
+            "RulesCases", "RulesLanguage", "DatabaseRules",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesLintingTests", dependencies: ["RulesLinting", "RulesLanguage", "RulesLoading", "Diagnostics"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
