@@ -120,10 +120,11 @@ let package = Package(
         .target(name: "RulesTesting", dependencies: [
             "RulesCases", "RulesLinting", "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics",
         ]),
-        // Symbolic verification of rules: the only importer of CZ3. RulesTesting for the case-file
-        // format (witnesses replay as cases), the linter's ownership holes and property files' readers.
+        // Symbolic verification of rules: the only importer of CZ3. RulesCases for the case-file
+        // format (witnesses are written and replay as cases) and property files' readers;
+        // RulesLinting for the ownership holes it proves.
         .target(name: "RulesVerification", dependencies: [
-            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesTesting", "Diagnostics",
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesCases", "RulesLinting", "Diagnostics",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
@@ -139,11 +140,11 @@ let package = Package(
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords", "PasswordStrength"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
-        // The HTTP/JSON service behind `validate serve`. RulesTesting for the case-file format only:
+        // The HTTP/JSON service behind `validate serve`. RulesCases for the case-file format:
         // `POST /v1/rules/{ruleset}/decide` takes one case object, exactly as in case files.
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
-            "RulesLoading", "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
+            "RulesLoading", "RulesCases", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
             "RulesKitHummingbird",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -156,7 +157,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesLoading", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesLoading", "RulesCases", "RulesLinting", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -216,13 +217,14 @@ let package = Package(
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage", "RulesTestSupport"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
-            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport",
+            // RulesTesting's runner decides cases the differential tests compare with the verifier.
+            "RulesVerification", "RulesLanguage", "RulesCases", "RulesLinting", "RulesTesting", "RulesPatterns", "RulesTestSupport",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",
         ]),
         .testTarget(name: "RulesCasesTests", dependencies: [
-            "RulesCases", "RulesLanguage", "DatabaseRules",
+            "RulesCases", "RulesLanguage", "DatabaseRules", "Diagnostics",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "RulesLintingTests", dependencies: ["RulesLinting", "RulesLanguage", "RulesLoading", "Diagnostics"]),

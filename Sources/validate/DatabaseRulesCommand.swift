@@ -4,6 +4,8 @@ import ArgumentParser
 import DatabaseRules
 import Diagnostics
 import Foundation
+import RulesCases
+import RulesLinting
 import RulesLoading
 import RulesTesting
 
