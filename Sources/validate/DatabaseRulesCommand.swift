@@ -5,7 +5,6 @@ import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesCases
-import RulesLinting
 import RulesLoading
 import RulesTesting
 
