@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "SQLiteClaims", targets: ["SQLiteClaims"]),
         .library(name: "PostgresClaims", targets: ["PostgresClaims"]),
         .library(name: "RulesLoading", targets: ["RulesLoading"]),
+        .library(name: "RulesCases", targets: ["RulesCases"]),
+        .library(name: "RulesLinting", targets: ["RulesLinting"]),
         .library(name: "RulesTesting", targets: ["RulesTesting"]),
         .library(name: "DatabaseRules", targets: ["DatabaseRules"]),
         .library(name: "IDTokens", targets: ["IDTokens"]),
@@ -107,13 +109,22 @@ let package = Package(
         .target(name: "YAMLBounds", dependencies: [.product(name: "Yams", package: "Yams")]),
         // A rules file of any service, read within a bound and compiled with the production engines.
         .target(name: "RulesLoading", dependencies: ["RulesLanguage", "DatabaseRules", "RulesPatterns", "Diagnostics"]),
-        .target(name: "RulesTesting", dependencies: [
+        // The case-file format: case and request files read (JSON, YAML) and written, and the
+        // request a case stands for. RulesLoading for its bounded file reader only.
+        .target(name: "RulesCases", dependencies: [
             "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
         ]),
-        // Symbolic verification of rules: the only importer of CZ3. RulesTesting for the case-file
-        // format (witnesses replay as cases), the linter's ownership holes and property files' readers.
+        // The rules linter (RL8xxx) and the ownership holes the verifier decides.
+        .target(name: "RulesLinting", dependencies: ["RulesLanguage", "Diagnostics"]),
+        // The test runner, reports and coverage; re-exports RulesCases and RulesLinting.
+        .target(name: "RulesTesting", dependencies: [
+            "RulesCases", "RulesLinting", "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics",
+        ]),
+        // Symbolic verification of rules: the only importer of CZ3. RulesCases for the case-file
+        // format (witnesses are written and replay as cases) and property files' readers;
+        // RulesLinting for the ownership holes it proves.
         .target(name: "RulesVerification", dependencies: [
-            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesTesting", "Diagnostics",
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesCases", "RulesLinting", "Diagnostics",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
@@ -129,11 +140,11 @@ let package = Package(
         .target(name: "FieldCheckers", dependencies: ["BatchValidation", "FieldValidation", "BreachedPasswords", "PasswordStrength"]),
         // Opens a claim store from `sqlite:PATH` or `postgres://…` (CLI and service).
         .target(name: "ClaimStoreLocations", dependencies: ["RulesKit", "Availability", "SQLiteClaims", "PostgresClaims"]),
-        // The HTTP/JSON service behind `validate serve`. RulesTesting for the case-file format only:
+        // The HTTP/JSON service behind `validate serve`. RulesCases for the case-file format:
         // `POST /v1/rules/{ruleset}/decide` takes one case object, exactly as in case files.
         .target(name: "RulesService", dependencies: [
             "FieldCheckers", "BatchValidation", "FieldValidation", "Availability", "ClaimStoreLocations",
-            "RulesLoading", "RulesTesting", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
+            "RulesLoading", "RulesCases", "RulesLanguage", "RulesPatterns", "DatabaseRules", "Diagnostics", "IDTokens", "BreachedPasswords",
             "RulesKitHummingbird",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -146,7 +157,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "validate", dependencies: [
-            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesLoading", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
+            "RulesKit", "FieldValidation", "BatchValidation", "Diagnostics", "Availability", "SQLiteClaims", "PostgresClaims", "RulesLoading", "RulesCases", "RulesLinting", "RulesTesting", "DatabaseRules", "CorpusGeneration", "RulesVerification",
             "FieldCheckers", "ClaimStoreLocations", "RulesService", "RulesReports", "BreachedPasswords",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -206,11 +217,17 @@ let package = Package(
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage", "RulesTestSupport"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
-            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport",
+            // RulesTesting's runner decides cases the differential tests compare with the verifier.
+            "RulesVerification", "RulesLanguage", "RulesCases", "RulesLinting", "RulesTesting", "RulesPatterns", "RulesTestSupport",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",
         ]),
+        .testTarget(name: "RulesCasesTests", dependencies: [
+            "RulesCases", "RulesLanguage", "DatabaseRules", "Diagnostics",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "RulesLintingTests", dependencies: ["RulesLinting", "RulesLanguage", "RulesLoading", "Diagnostics"]),
         .testTarget(name: "RulesTestingTests", dependencies: [
             "RulesTesting", "RulesLanguage", "Diagnostics", "RulesTestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),

@@ -1,5 +1,5 @@
 // RulesLanguageCodes: the catalogue of the rules language's codes (`RL…`). Every call site, here
-// and in the modules above (RulesPatterns' regex engine, RulesTesting's linter), names its code
+// and in the modules above (RulesPatterns' regex engine, RulesLinting's linter), names its code
 // through this table; the message, which may name values, stays at the call site. Wording may
 // change; a code never does, and a retired code is never reused. docs/RULES-LANGUAGE.md
 // ("Diagnostic codes") lists the same codes.
@@ -10,7 +10,7 @@ import Diagnostics
 /// `RL1xxx`: parse (``Diagnostic``s of ``RulesParser``). `RL2xxx`: check, run only on a clean
 /// parse. `RL3xxx`: evaluation (``EvaluationError``, ``RegexError``); a limit error denies the
 /// whole request. `RL8xxx`: `validate rules lint`'s warnings about rules that compile
-/// (RulesTesting's `RulesLinter`), kept here so that the family has one table.
+/// (RulesLinting's `RulesLinter`), kept here so that the family has one table.
 public enum RulesLanguageCodes {
     // MARK: - Parse (RL1xxx)
 
@@ -301,7 +301,7 @@ public enum RulesLanguageCodes {
         id: "RL3099", summary: "an internal error of the evaluator",
         help: "please report the rules and the request")
 
-    // MARK: - Lint (RL8xxx, RulesTesting's RulesLinter)
+    // MARK: - Lint (RL8xxx, RulesLinting's RulesLinter)
 
     /// `allow write` (or create/update/delete) with no condition or `if true`.
     public static let unconditionalWrite = DiagnosticCode(

@@ -1,8 +1,8 @@
 import DatabaseRules
 import Foundation
 import Hummingbird
+import RulesCases
 import RulesLanguage
-import RulesTesting
 
 /// `POST /v1/rules/{ruleset}/decide`: one case object, exactly as in case files, decided by the
 /// loaded ruleset and explained.
@@ -48,7 +48,7 @@ struct RulesRoutes: Sendable {
             let root: DataNode?
             do {
                 testCase = try DatabaseCaseFileLoader.decodeRequest(text, path: "request.json")
-                root = try DatabaseTestRunner.root(testCase.data ?? .null, time: testCase.time)
+                root = try DatabaseTestCase.root(testCase.data ?? .null, time: testCase.time)
             } catch let error as CaseFileError {
                 throw ServiceError.invalidCase(error.description)
             } catch let error as DataError {

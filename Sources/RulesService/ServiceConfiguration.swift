@@ -6,7 +6,7 @@
 // built from a ``ServiceConfiguration``.
 // Does not own: validation (FieldValidation through FieldCheckers), batch rows
 // (BatchValidation), claims (Availability and its stores), rules evaluation (RulesLanguage,
-// DatabaseRules, RulesTesting's case decoding) or token cryptography (an ``Authenticator``).
+// DatabaseRules, RulesCases' case decoding) or token cryptography (an ``Authenticator``).
 import Availability
 import BreachedPasswords
 

@@ -1,7 +1,14 @@
-// RulesTesting: the offline test runner and linter for Firebase security rules.
+// RulesTesting: the offline test runner for Firebase security rules.
 //
-// Owns: case files (JSON and YAML; see docs/RULES-TESTING.md), building requests from them,
-// running them through a compiled `RulesLanguage` program, per-case results and coverage, and the
-// rules linter (warnings reviewers of rules tend to miss). Does not own the rules language itself
-// (parse, check, evaluate: `RulesLanguage`), `matches()` (`RulesPatterns`), nor reading and
-// compiling a rules file (`RulesLoading`; the runners' `compile` and `readSource` call it).
+// Owns: running case files through a compiled `RulesLanguage` or `DatabaseRules` program,
+// per-case results, per-file outcomes, the report and its exit status, and coverage. Does not own
+// the case-file format (`RulesCases`: the cases, reading and writing them, the request a case
+// stands for), the rules linter (`RulesLinting`), the rules languages (`RulesLanguage`,
+// `DatabaseRules`), `matches()` (`RulesPatterns`), nor reading and compiling a rules file
+// (`RulesLoading`; the runners' `compile` and `readSource` call it).
+//
+// Re-exports RulesCases and RulesLinting, which were part of this module: code that imports
+// RulesTesting keeps compiling unchanged. Code inside this package imports them by name.
+@_exported import RulesCases
+@_exported import RulesLinting
+import RulesLanguage

@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesLoading
 

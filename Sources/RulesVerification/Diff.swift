@@ -5,9 +5,9 @@
 // files before it is shown; one that does not replay makes the change `unknown`, never a claim.
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesPatterns
-import RulesTesting
 
 /// How NEW compares with OLD, for one request shape or for the whole file.
 public enum DiffVerdict: String, Sendable, CaseIterable {
@@ -397,7 +397,7 @@ public struct RulesDiffer: Sendable {
     /// the pattern's.
     private func replay(_ witness: Witness, service: CaseService, allowedBy: Program, deniedBy: Program,
                         pattern: DiffPattern) -> Result<Found, RulesVerifier.ReplayProblem> {
-        let caseText = "{\"rules\": \"rules\", \"service\": \"\(service.rawValue)\", \"cases\": [\(witness.json)]}"
+        let caseText = CaseFileWriter.file(rules: "rules", service: service, cases: [witness.json])
         let loaded: RulesCaseFile
         do {
             loaded = try CaseFileLoader.decode(caseText, path: "witness.json")
@@ -408,24 +408,26 @@ public struct RulesDiffer: Sendable {
         guard pattern.matches(PathValue(testCase.path).segments) else {
             return .failure(.init(message: "its path `\(testCase.path)` is not one of `\(pattern.text)`"))
         }
-        let allowed = RulesTestRunner.evaluate(testCase, of: loaded, with: allowedBy)
-        guard allowed.actual == .allow else {
-            if let error = allowed.decision.requestError, error.isLimit {
+        let request = testCase.request(service: loaded.service)
+        let lookup = CaseDocumentLookup(testCase: testCase, mode: loaded.lookupMode)
+        let allowed = allowedBy.evaluate(request, lookup: lookup)
+        guard allowed.allowed else {
+            if let error = allowed.requestError, error.isLimit {
                 return .failure(.init(message: "`\(allowedBy.source.name)` denies it at a limit the encoding does not model: \(error.code) \(error.message)"))
             }
             return .failure(.init(message: "`\(allowedBy.source.name)` denies it"))
         }
-        let denied = RulesTestRunner.evaluate(testCase, of: loaded, with: deniedBy)
-        guard denied.actual == .deny else { return .failure(.init(message: "`\(deniedBy.source.name)` allows it too")) }
-        if let error = denied.decision.requestError, error.isLimit {
+        let denied = deniedBy.evaluate(request, lookup: lookup)
+        guard !denied.allowed else { return .failure(.init(message: "`\(deniedBy.source.name)` allows it too")) }
+        if let error = denied.requestError, error.isLimit {
             return .failure(.init(message: "`\(deniedBy.source.name)` denies it at a limit the encoding does not model: \(error.code) \(error.message)"))
         }
         var location: DiffLocation?
-        if let grant = allowed.decision.grantedBy {
+        if let grant = allowed.grantedBy {
             let position = allowedBy.source.location(of: grant.span.start)
             location = DiffLocation(file: allowedBy.source.name, line: position.line, column: position.column)
         }
-        let grantLine = allowed.explanation.split(separator: "\n").first.map(String.init) ?? "allowed"
+        let grantLine = allowed.explanation(in: allowedBy.source).split(separator: "\n").first.map(String.init) ?? "allowed"
         return .success(Found(json: witness.json, compact: Self.compact(witness.fields), grantLine: grantLine, location: location))
     }
 

@@ -4,7 +4,7 @@
 // fact made by that user, and otherwise gives a request that is not.
 import Diagnostics
 import RulesLanguage
-import RulesTesting
+import RulesLinting
 
 /// Decides RL8002 warnings with the verifier.
 public enum OwnershipProver {

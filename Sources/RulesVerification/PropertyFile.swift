@@ -2,9 +2,9 @@
 // checked. See docs/VERIFICATION.md.
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesLoading
-import RulesTesting
 
 /// What a property claims about the requests the rules allow.
 public enum PropertyKind: String, Sendable, CaseIterable {

@@ -3,10 +3,10 @@
 // that case through the evaluator before believing it.
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesLoading
 import RulesPatterns
-import RulesTesting
 
 /// The outcome for one property.
 public struct PropertyResult: Sendable {
@@ -224,7 +224,7 @@ public struct RulesVerifier: Sendable {
     /// Loads the witness as `validate rules test` would and checks the evaluator agrees.
     private func replay(_ witness: Witness, property: RulesProperty, file: PropertyFile,
                         program: Program) -> Result<String, ReplayProblem> {
-        let caseText = "{\"rules\": \"rules\", \"service\": \"\(file.service.rawValue)\", \"cases\": [\(witness.json)]}"
+        let caseText = CaseFileWriter.file(rules: "rules", service: file.service, cases: [witness.json])
         let loaded: RulesCaseFile
         do {
             loaded = try CaseFileLoader.decode(caseText, path: "witness.json")
@@ -232,11 +232,12 @@ public struct RulesVerifier: Sendable {
             return .failure(ReplayProblem(message: "the case does not load: \(error.message)"))
         }
         guard let testCase = loaded.cases.first else { return .failure(ReplayProblem(message: "no case")) }
-        let result = RulesTestRunner.evaluate(testCase, of: loaded, with: program)
-        guard result.actual == .allow else {
+        let decision = program.evaluate(testCase.request(service: loaded.service),
+                                        lookup: CaseDocumentLookup(testCase: testCase, mode: loaded.lookupMode))
+        guard decision.allowed else {
             // The encoding leaves out the evaluator's limits, which only ever deny: such a
             // request is never a witness, and proofs are unaffected.
-            if let error = result.decision.requestError, error.isLimit {
+            if let error = decision.requestError, error.isLimit {
                 return .failure(ReplayProblem(message: "the evaluator denies it at a limit the encoding does not model: \(error.code) \(error.message)"))
             }
             return .failure(ReplayProblem(message: "the evaluator denies it"))
@@ -259,7 +260,7 @@ public struct RulesVerifier: Sendable {
             if property.kind == .possible && !isTrue { return .failure(ReplayProblem(message: "the condition is not true for it")) }
             if property.kind == .onlyIf && isTrue { return .failure(ReplayProblem(message: "the condition holds for it")) }
         }
-        return .success(result.explanation)
+        return .success(decision.explanation(in: program.source))
     }
 }
 

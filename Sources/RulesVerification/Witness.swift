@@ -1,9 +1,10 @@
 // Witness: a solver model written as one case object of the case-file format
-// (docs/RULES-TESTING.md), so it replays with `validate rules test`.
+// (docs/RULES-TESTING.md), written with RulesCases' `CaseFileWriter`, so it replays with
+// `validate rules test`.
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
-import RulesTesting
 
 /// A witness: the case object's JSON text, and its top-level fields (key, JSON value) in order.
 struct Witness {
@@ -53,7 +54,7 @@ final class WitnessBuilder {
             fields.append(("auth", "null"))
         } else {
             guard let uid = model.string(encoder.uid), let claims = encoder.token, let token = map(claims) else { problem = "no value for the user"; return nil }
-            fields.append(("auth", "{\"uid\": \(jsonString(uid)), \"token\": \(token)}"))
+            fields.append(("auth", CaseFileWriter.object([("uid", jsonString(uid)), ("token", token)])))
         }
         // A Storage object names itself: `name` is the path after `/o/`, `bucket` the bucket segment.
         let identity: [(String, String)] = service == .storage && segments.count > 3
@@ -98,9 +99,9 @@ final class WitnessBuilder {
             }
         }
         if service == .firestore || !before.isEmpty {
-            fields.append(("existing", "{" + before.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"))
+            fields.append(("existing", CaseFileWriter.object(before)))
             if !after.isEmpty {
-                fields.append(("existingAfter", "{" + after.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"))
+                fields.append(("existingAfter", CaseFileWriter.object(after)))
             }
         }
         if let query = encoder.query, model.bool(encoder.queryPresent) ?? false {
@@ -113,7 +114,7 @@ final class WitnessBuilder {
         }
         fields.append(("time", jsonString(Self.timestamp(nanos).description)))
         fields.append(("expect", jsonString(expect)))
-        return Witness(json: "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}", fields: fields)
+        return Witness(json: CaseFileWriter.object(fields), fields: fields)
     }
 
     /// `lower(x) = real` facts for the strings this model applies `lower`/`upper` to.
@@ -129,11 +130,11 @@ final class WitnessBuilder {
 
     /// The map's JSON object; `fixed` entries replace whatever the model says for their keys.
     private func map(_ m: SymMap, fixed: [(String, String)] = []) -> String? {
-        var entries = fixed.map { "\(jsonString($0.0)): \($0.1)" }
+        var entries = fixed
         for key in m.keys where !fixed.contains(where: { $0.0 == key }) {
             guard let entry = m.entries[key], model.bool(entry.present) ?? false else { continue }
             guard let value = leaf(entry.leaf) else { return nil }
-            entries.append("\(jsonString(key)): \(value)")
+            entries.append((key, value))
         }
         let count = model.int(m.restCount) ?? 0
         if count > 0 {
@@ -142,10 +143,10 @@ final class WitnessBuilder {
             for j in 0..<count {
                 var name = "other\(id)_\(j)"
                 while encoder.keysInUse.contains(name) { name += "_" }
-                entries.append("\(jsonString(name)): true")
+                entries.append((name, "true"))
             }
         }
-        return "{" + entries.joined(separator: ", ") + "}"
+        return CaseFileWriter.object(entries)
     }
 
     private func leaf(_ l: Leaf) -> String? {
@@ -157,23 +158,23 @@ final class WitnessBuilder {
         case "float":
             let value = model.real(l.f) ?? 0
             guard value.isFinite else { problem = "a float out of range"; return nil }
-            return "{\"__type__\": \"float\", \"value\": \(value)}"
+            return CaseFileWriter.float(value)
         case "string": return jsonString(model.string(l.s) ?? "")
         case "map": return map(l.map)
         case "list": return "[\(model.int(l.o) ?? 0)]"
         case "timestamp":
             guard let nanos = model.values[l.t].flatMap({ Self.bigInteger($0) }) else { return nil }
-            return "{\"__type__\": \"timestamp\", \"value\": \(jsonString(Self.timestamp(nanos).description))}"
+            return CaseFileWriter.timestamp(Self.timestamp(nanos))
         case "duration":
             guard let nanos = model.values[l.d].flatMap({ Self.bigInteger($0) }) else { return nil }
             let seconds = Int64(nanos / 1_000_000_000), rest = Int64(nanos % 1_000_000_000)
-            return "{\"__type__\": \"duration\", \"seconds\": \(seconds), \"nanos\": \(rest)}"
+            return CaseFileWriter.duration(seconds: seconds, nanos: rest)
         default:
             let id = UInt64(max(0, model.int(l.o) ?? 0))
             var bytes: [UInt8] = []
             var n = id
             repeat { bytes.append(UInt8(n & 0xFF)); n >>= 8 } while n > 0
-            return "{\"__type__\": \"bytes\", \"base64\": \(jsonString(Data(bytes).base64EncodedString()))}"
+            return CaseFileWriter.bytes(bytes)
         }
     }
 

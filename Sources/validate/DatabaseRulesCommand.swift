@@ -4,6 +4,7 @@ import ArgumentParser
 import DatabaseRules
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLoading
 import RulesTesting
 

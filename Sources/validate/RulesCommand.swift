@@ -3,7 +3,9 @@ import ArgumentParser
 import DatabaseRules
 import Diagnostics
 import Foundation
+import RulesCases
 import RulesLanguage
+import RulesLinting
 import RulesLoading
 import RulesReports
 import RulesTesting

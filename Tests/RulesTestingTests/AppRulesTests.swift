@@ -29,6 +29,16 @@ struct AppRulesTests {
         }
     }
 
+    @Test("the app's case files load and hold at least 120 cases")
+    func appCaseFilesLoad() throws {
+        var total = 0
+        for file in RepoPaths.appCaseFiles {
+            total += try CaseFileLoader.load(path: RepoPaths.path(file)).cases.count
+        }
+        #expect(RepoPaths.appCaseFiles.count >= 3)
+        #expect(total >= 120)
+    }
+
     @Test("the app's rules compile without diagnostics and lint clean",
           arguments: ["rules/firestore.rules", "rules/storage.rules"])
     func appRulesAreClean(_ path: String) throws {

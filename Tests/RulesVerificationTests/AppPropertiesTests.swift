@@ -1,9 +1,9 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesTestSupport
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 @Suite("the app's properties on rules written to the app's data model")
 struct AppPropertiesTests {

@@ -1,9 +1,9 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesTestSupport
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// The app's own rules (rules/firestore.rules, rules/storage.rules) with planted edits.
 enum AppRules {

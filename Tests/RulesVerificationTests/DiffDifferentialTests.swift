@@ -1,8 +1,8 @@
 import Foundation
+import RulesCases
 import RulesLanguage
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// Generated rulesets and random edits of them (see ``DifferentialGenerator``).
 enum DiffGenerator {

@@ -1,9 +1,9 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesTestSupport
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// Compiles both texts and diffs them; every witness shown must replay on both files.
 func diffRules(_ old: String, _ new: String, oldName: String = "old.rules", newName: String = "new.rules",

@@ -1,8 +1,9 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// A small deterministic generator (SplitMix64).
 struct SeededGenerator: RandomNumberGenerator {

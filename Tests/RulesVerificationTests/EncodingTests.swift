@@ -1,9 +1,10 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesPatterns
 import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 @Suite("SMT building blocks")
 struct EncodingTests {

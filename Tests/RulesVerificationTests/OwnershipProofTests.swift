@@ -1,9 +1,9 @@
 import Diagnostics
 import Foundation
 import RulesLanguage
-import RulesTesting
-import Testing
+import RulesLinting
 @testable import RulesVerification
+import Testing
 
 @Suite("lint --prove: RL8002 ownership warnings decided by the verifier")
 struct OwnershipProofTests {

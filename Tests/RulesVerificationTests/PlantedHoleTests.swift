@@ -1,8 +1,8 @@
 import Foundation
+import RulesCases
 import RulesLanguage
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// One bug planted in the app's rules, and the property that must catch it.
 struct PlantedHole: CustomTestStringConvertible, Sendable {

@@ -1,8 +1,9 @@
 import Foundation
+import RulesCases
 import RulesLanguage
 import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 /// Generated rules with recursive wildcards, `{rest=**}` properties, and requests at any depth.
 enum RecursiveDifferentialGenerator {

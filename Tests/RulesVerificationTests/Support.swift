@@ -1,10 +1,11 @@
 import Foundation
-import RulesTestSupport
-import Testing
+import RulesCases
 import RulesLanguage
 import RulesPatterns
+import RulesTestSupport
 import RulesTesting
 @testable import RulesVerification
+import Testing
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 

@@ -1,8 +1,8 @@
 import Foundation
+import RulesCases
 import RulesLanguage
-import RulesTesting
-import Testing
 @testable import RulesVerification
+import Testing
 
 @Suite("verdicts on small rulesets")
 struct VerifierTests {

@@ -1,4 +1,4 @@
-import RulesTesting
+import RulesCases
 import Testing
 
 /// YAML syntax errors are located as every other diagnostic is: a new line at LF only, columns in

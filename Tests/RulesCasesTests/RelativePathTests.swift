@@ -1,4 +1,4 @@
-import RulesTesting
+import RulesCases
 import Testing
 
 @Suite("Paths named inside case and property files")

@@ -1,7 +1,8 @@
 import Diagnostics
 import RulesLanguage
+import RulesLoading
 import Testing
-@testable import RulesTesting
+@testable import RulesLinting
 
 /// Source text with position markers (1️⃣ … 9️⃣) removed, remembering the byte offset of each.
 struct MarkedSource {
@@ -31,7 +32,7 @@ struct LinterTests {
     /// Lints marked source and returns `"CODE marker"` for every finding, in order.
     private func findings(_ marked: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [String] {
         let source = MarkedSource(marked)
-        let compiled = RulesCompiler.compile(source.text, regexEngine: RulesTestRunner.defaultRegexEngine)
+        let compiled = RulesCompiler.compile(source.text, regexEngine: RulesLoader.defaultRegexEngine)
         #expect(!compiled.hasErrors, "fixture does not compile: \(compiled.diagnostics.map(\.message))", sourceLocation: sourceLocation)
         let byOffset = Dictionary(uniqueKeysWithValues: source.markers.map { ($1, $0) })
         return RulesLinter.lint(compiled.tree).map { diagnostic in

@@ -1,7 +1,8 @@
 import Diagnostics
 import RulesLanguage
+import RulesLoading
 import Testing
-@testable import RulesTesting
+@testable import RulesLinting
 
 /// The linter's call analysis is memoised: its work grows with the text, never with the number of
 /// call paths, and "never called" comes from the call graph at every depth.
@@ -31,7 +32,7 @@ struct LinterAnalysisTests {
     }
 
     static func tree(_ text: String) -> RulesFile {
-        RulesCompiler.compile(text, regexEngine: RulesTestRunner.defaultRegexEngine).tree
+        RulesCompiler.compile(text, regexEngine: RulesLoader.defaultRegexEngine).tree
     }
 
     @Test("nine functions calling the next ten times: linear work, the comparison found, nothing reported")

@@ -1,7 +1,7 @@
 import DatabaseRules
 import Foundation
 import Testing
-@testable import RulesTesting
+@testable import RulesCases
 
 /// The case, request and property readers on hostile input: alias bombs and deep nesting end in
 /// a located error, and what the readers build stays within their bounds (huge files:

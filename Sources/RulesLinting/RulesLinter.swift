@@ -1,3 +1,8 @@
+// RulesLinting: the rules linter, what reviewers of Firestore and Storage rules tend to miss
+// (`RL8xxx`, catalogued in RulesLanguage's `RulesLanguageCodes`), and the ownership holes
+// (`RL8002`) the verifier decides. Works on the syntax tree only. Does not own the language
+// (`RulesLanguage`), the proofs (`RulesVerification`'s `OwnershipProver`), nor the runner
+// (`RulesTesting`). Realtime Database rules have their own linter (`DatabaseRules`).
 import Diagnostics
 import RulesLanguage
 

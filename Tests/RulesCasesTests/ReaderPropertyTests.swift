@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import RulesTesting
+@testable import RulesCases
 
 @Suite("Case-file readers: properties")
 struct ReaderPropertyTests {

@@ -1,4 +1,4 @@
-import RulesTesting
+import RulesCases
 import Testing
 
 /// Plain YAML integers in case files, including YAML 1.1's base 60 (`1:30`), which Yams computes
