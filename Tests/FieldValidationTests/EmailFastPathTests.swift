@@ -197,6 +197,18 @@ import Testing
         }
     }
 
+    /// An `xn--` label that round-trips is still checked in the domain's Unicode form, as if typed:
+    /// here the Bidi rule, which looks across labels (a FuzzEmail finding: the normalized form of
+    /// the accepted address was rejected).
+    @Test func punycodeLabelsAreCheckedInTheDomainsUnicodeForm() throws {
+        for validator in try Self.validators.get() + EmailEngineTests.validators.get() {
+            let result = validator.validate("a@xn--b-xn-bchier.dH.dch.0e")
+            #expect(result.codes.contains("EM126"), "\(Self.describe(result))")
+            Self.expectAgreement(validator, "a@xn--b-xn-bchier.dH.dch.0e")
+            #expect(validator.validate("abc@xn--bcher-kva.example").normalized == "abc@bücher.example")
+        }
+    }
+
     /// The memo returns the same outcome the second time, and for every local part.
     @Test func memoizedDomainsAgreeWhenRepeated() throws {
         let validators = try Self.validators.get()

@@ -11,11 +11,18 @@ protocol KindRule: FieldRule {
 
 /// `kind: breached`: the subject's SHA-1 (of its UTF-8) is in the store, seen at least
 /// `min-count` times. Reports no parameters: neither the count nor the hash reaches a message.
-struct BreachedRule: KindRule, StringSubjectRule {
+final class BreachedRule: KindRule, StringSubjectRule {
     let name: String
     let target: String
     let store: BreachedStore
     let minimumCount: UInt32
+
+    init(name: String, target: String, store: BreachedStore, minimumCount: UInt32) {
+        self.name = name
+        self.target = target
+        self.store = store
+        self.minimumCount = minimumCount
+    }
 
     var strategy: ValidatorPlan.Strategy { .list }
     var subject: String { target }
@@ -51,11 +58,18 @@ struct StrengthRule: KindRule {
 /// `kind: list` with `key: domain-suffix`, or any list with an `allow-file`: listed when the
 /// subject's key is (for `domain-suffix`, when the domain or a parent domain is), unless the
 /// allow list lists it the same way.
-struct ListWithAllowRule: KindRule, StringSubjectRule {
+final class ListWithAllowRule: KindRule, StringSubjectRule {
     let name: String
     let target: String
     let list: KeyList
     let allow: KeyList?
+
+    init(name: String, target: String, list: KeyList, allow: KeyList?) {
+        self.name = name
+        self.target = target
+        self.list = list
+        self.allow = allow
+    }
 
     var strategy: ValidatorPlan.Strategy { .list }
     var subject: String { target }

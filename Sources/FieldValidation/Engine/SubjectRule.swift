@@ -1,7 +1,8 @@
 /// A Swift rule that reads nothing of its input but one subject (and whether the field is
 /// ASCII-only), so an engine may run it on that subject's bytes alone: the email engine runs it
 /// per address, or once per domain when the subject is derived from the domain alone.
-protocol SubjectRule: FieldRule {
+/// A class, so that calling one through `any SubjectRule` copies one reference.
+protocol SubjectRule: FieldRule, AnyObject {
     /// The subject it reads (`address`, `domain`, …).
     var subject: String { get }
 

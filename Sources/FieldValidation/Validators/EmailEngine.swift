@@ -63,6 +63,64 @@ final class EmailEngine: Sendable {
         case perDomain
     }
 
+    /// What tells, for one per-address subject, that none of its rules fires, without the rule
+    /// loop: most addresses break no rule on these subjects.
+    private struct QuickCheck {
+        /// The automaton bits of the must-not-match and must-match rules it decides exactly.
+        var mustNotMatch: UInt64 = 0
+        var mustMatch: UInt64 = 0
+        /// The lengths every length rule on the subject allows, in octets and in code points
+        /// (none when a low bound passes a high one).
+        var octets = (low: 0, high: Int.max)
+        var codePoints = (low: 0, high: Int.max)
+        /// The other rules on the subject (prefilters, lists, Swift rules, PCRE2 alone).
+        var others: [Int] = []
+
+        /// Narrows the allowed lengths to a length rule's.
+        mutating func allow(octets inOctets: Bool, min: Int?, max: Int?) {
+            if inOctets {
+                octets = (Swift.max(octets.low, min ?? 0), Swift.min(octets.high, max ?? Int.max))
+            } else {
+                codePoints = (Swift.max(codePoints.low, min ?? 0), Swift.min(codePoints.high, max ?? Int.max))
+            }
+        }
+
+        /// Whether every length rule on `subject` passes.
+        func lengthsPass(_ subject: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard subject.count >= octets.low && subject.count <= octets.high else { return false }
+            guard codePoints != (0, Int.max) else { return true }
+            var count = 0
+            for byte in subject where byte & 0xC0 != 0x80 { count += 1 }
+            return count >= codePoints.low && count <= codePoints.high
+        }
+    }
+
+    /// The automaton outcomes of the per-address subjects.
+    private struct SubjectBits {
+        var address: UInt64 = 0
+        var local: UInt64 = 0
+        var asciiAddress: UInt64 = 0
+
+        subscript(source: Source) -> UInt64 {
+            get {
+                switch source {
+                case .address: address
+                case .localPart: local
+                case .asciiAddress: asciiAddress
+                case .domain: 0
+                }
+            }
+            set {
+                switch source {
+                case .address: address = newValue
+                case .localPart: local = newValue
+                case .asciiAddress: asciiAddress = newValue
+                case .domain: break
+                }
+            }
+        }
+    }
+
     /// The rules, with automata for the per-address subjects only.
     let rules: CompiledRuleSet
     private let asciiOnly: Bool
@@ -73,10 +131,12 @@ final class EmailEngine: Sendable {
     /// Per rule, its violation when that does not depend on the value (a must-match rule's; a
     /// must-not-match rule's whose every match is the same text), else nil.
     private let fixedViolations: [Violation?]
-    /// Per rule, its Swift rule when it is one (boxed: calling it copies no existential).
-    private let swiftRules: [SwiftRuleBox?]
+    /// Per rule, its Swift rule when it is one.
+    private let swiftRules: [(any SubjectRule)?]
     /// Per rule, whether its `unless` names any rule.
     private let hasUnless: [Bool]
+    /// Per per-address source (``Source/rawValue``), how to tell that none of its rules fires.
+    private let quickChecks: [QuickCheck]
     /// The rules on `domain` and `ascii-domain`, in pack order.
     private let domainRules: [Int]
     /// Per per-address source (``Source/rawValue``), the index of its automata in the plan.
@@ -93,13 +153,13 @@ final class EmailEngine: Sendable {
     /// An engine for `compiled` (compiled without automata), or nil when a rule cannot run on it.
     init?(_ compiled: CompiledRuleSet, asciiOnly: Bool) {
         var sources: [Source] = []
-        var swiftRules: [SwiftRuleBox?] = []
+        var swiftRules: [(any SubjectRule)?] = []
         for rule in compiled.rules {
             guard let source = Source(rule.target) else { return nil }
             sources.append(source)
             if case let .swift(swiftRule) = rule.check {
                 guard let subjectRule = swiftRule as? any SubjectRule, subjectRule.subject == rule.target else { return nil }
-                swiftRules.append(SwiftRuleBox(subjectRule))
+                swiftRules.append(subjectRule)
             } else {
                 swiftRules.append(nil)
             }
@@ -146,6 +206,18 @@ final class EmailEngine: Sendable {
             fixedViolations.append(fixed)
         }
         self.deciders = deciders
+        var quickChecks = [QuickCheck](repeating: QuickCheck(), count: 3)
+        for (index, decider) in deciders.enumerated() where sources[index] != .domain {
+            let source = sources[index].rawValue
+            switch decider {
+            case let .automaton(bit, mustMatch):
+                if mustMatch { quickChecks[source].mustMatch |= bit } else { quickChecks[source].mustNotMatch |= bit }
+            case let .length(octets, min, max): quickChecks[source].allow(octets: octets, min: min, max: max)
+            case .prefilter, .byRule, .swift: quickChecks[source].others.append(index)
+            case .perDomain: break
+            }
+        }
+        self.quickChecks = quickChecks
         self.fixedViolations = fixedViolations
         self.sources = sources
         self.swiftRules = swiftRules
@@ -218,39 +290,20 @@ final class EmailEngine: Sendable {
 
     /// Every rule in pack order, `unless` applied; the normalized forms when valid.
     private func decide(_ subjects: Subjects, domain: DomainOutcome?, normalize: Bool) -> ValidationResult {
-        var outcomes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var bits = SubjectBits()
         for source in Self.perAddress {
             guard let automaton = automata[source.rawValue], let bytes = subjects[source] else { continue }
-            let bits = rules.patterns.subjects[automaton].patterns.run(UnsafeRawBufferPointer(bytes))
-            switch source {
-            case .address: outcomes.0 = bits
-            case .localPart: outcomes.1 = bits
-            default: outcomes.2 = bits
-            }
+            bits[source] = rules.patterns.subjects[automaton].patterns.run(UnsafeRawBufferPointer(bytes))
         }
-        let violations = withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
-            violated.initialize(repeating: false)
-            var violations: [Violation] = []
-            var nextDomainRule = 0
-            for index in rules.rules.indices {
-                var violation: Violation?
-                let source = sources[index]
-                if source == .domain {
-                    guard let fired = domain?.fired, nextDomainRule < fired.count, fired[nextDomainRule].rule == index else { continue }
-                    violation = fired[nextDomainRule].violation
-                    nextDomainRule += 1
-                }
-                if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
-                if source != .domain, let subject = subjects[source] {
-                    let bits = source == .address ? outcomes.0 : source == .localPart ? outcomes.1 : outcomes.2
-                    violation = evaluate(index, subject, bits)
-                }
-                if let violation {
-                    violations.append(violation)
-                    violated[index] = true
-                }
+        let clean = perAddressRulesPass(subjects, bits)
+        let violations: [Violation]
+        if clean, domain?.fired.isEmpty ?? true {
+            violations = []
+        } else {
+            violations = withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
+                violated.initialize(repeating: false)
+                return clean ? domainViolations(domain, violated) : allViolations(subjects, bits, domain, violated)
             }
-            return violations
         }
         guard violations.isEmpty, normalize, let domain, let ascii = domain.ascii, let unicode = domain.unicode,
               let nfcLocal = subjects.nfcLocal else { return ValidationResult(violations: violations) }
@@ -258,6 +311,54 @@ final class EmailEngine: Sendable {
         let normalized = local + "@" + unicode
         let asciiForm = nfcLocal.allSatisfy { $0 < 0x80 } ? (unicode == ascii ? normalized : local + "@" + ascii) : nil
         return ValidationResult(violations: [], normalized: normalized, asciiForm: asciiForm)
+    }
+
+    /// Whether no rule on a per-address subject fires.
+    private func perAddressRulesPass(_ subjects: Subjects, _ bits: SubjectBits) -> Bool {
+        for source in Self.perAddress {
+            guard let subject = subjects[source] else { continue }
+            let check = quickChecks[source.rawValue]
+            let outcome = bits[source]
+            if (outcome & check.mustNotMatch) | (~outcome & check.mustMatch) != 0 || !check.lengthsPass(subject) { return false }
+            for index in check.others where evaluate(index, subject, outcome) != nil { return false }
+        }
+        return true
+    }
+
+    /// The violations when only domain rules fire: theirs, `unless` applied.
+    private func domainViolations(_ domain: DomainOutcome?, _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
+        var violations: [Violation] = []
+        for (index, violation) in domain?.fired ?? [] {
+            if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
+            violations.append(violation)
+            violated[index] = true
+        }
+        return violations
+    }
+
+    /// Every rule in pack order, `unless` applied.
+    private func allViolations(_ subjects: Subjects, _ bits: SubjectBits, _ domain: DomainOutcome?,
+                               _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
+        var violations: [Violation] = []
+        var nextDomainRule = 0
+        for index in rules.rules.indices {
+            var violation: Violation?
+            let source = sources[index]
+            if source == .domain {
+                guard let fired = domain?.fired, nextDomainRule < fired.count, fired[nextDomainRule].rule == index else { continue }
+                violation = fired[nextDomainRule].violation
+                nextDomainRule += 1
+            }
+            if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
+            if source != .domain, let subject = subjects[source] {
+                violation = evaluate(index, subject, bits[source])
+            }
+            if let violation {
+                violations.append(violation)
+                violated[index] = true
+            }
+        }
+        return violations
     }
 
     /// Rule `index`'s violation by a per-address subject, given its automaton outcome `bits`.
@@ -276,7 +377,7 @@ final class EmailEngine: Sendable {
             let length = octets ? subject.count : subject.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
             return rules.rules[index].lengthViolation(length, min: min, max: max)
         case .swift:
-            return swiftRules[index]?.rule.check(subject: subject, asciiOnly: asciiOnly).map(rules.rules[index].swiftViolation)
+            return swiftRules[index]?.check(subject: subject, asciiOnly: asciiOnly).map(rules.rules[index].swiftViolation)
         case .perDomain:
             return nil
         }
@@ -300,9 +401,3 @@ final class EmailEngine: Sendable {
     }
 }
 
-/// A Swift rule behind one reference.
-private final class SwiftRuleBox: Sendable {
-    let rule: any SubjectRule
-
-    init(_ rule: any SubjectRule) { self.rule = rule }
-}

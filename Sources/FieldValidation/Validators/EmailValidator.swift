@@ -202,7 +202,7 @@ enum EmailRules {
     static let all: [any FieldRule] = [UnsafeCharacters(), OneAtSign(), ASCIIOnly(), IDNAValid()]
 
     /// `email.unsafe-characters`: the address holds a character ``unsafeCharacters(_:)`` reports.
-    struct UnsafeCharacters: SubjectRule {
+    final class UnsafeCharacters: SubjectRule {
         let name = "email.unsafe-characters"
         let subject = "address"
 
@@ -213,13 +213,13 @@ enum EmailRules {
                 plain = false
                 break
             }
-            if plain { return nil }
+            if plain || !hasUnsafeCharacters(bytes) { return nil }
             return unsafeCharacters(String(decoding: bytes, as: UTF8.self)).map { ["characters": $0] }
         }
     }
 
     /// `email.one-at-sign`: the address has no `@`-sign, or several.
-    struct OneAtSign: SubjectRule {
+    final class OneAtSign: SubjectRule {
         let name = "email.one-at-sign"
         let subject = "address"
 
@@ -231,7 +231,7 @@ enum EmailRules {
     }
 
     /// `email.ascii-only`: an ASCII-only validator got a non-ASCII local part.
-    struct ASCIIOnly: SubjectRule {
+    final class ASCIIOnly: SubjectRule {
         let name = "email.ascii-only"
         let subject = "local-part"
 
@@ -243,7 +243,7 @@ enum EmailRules {
     }
 
     /// `email.idna`: the domain fails UTS 46 + IDNA 2008 (``idnaProblem(_:)``).
-    struct IDNAValid: StringSubjectRule {
+    final class IDNAValid: StringSubjectRule {
         let name = "email.idna"
         let subject = "domain"
 
@@ -315,18 +315,32 @@ enum EmailRules {
                 return error.message
             }
         }
-        for label in domain.split(separator: ".", omittingEmptySubsequences: true)
-        where label.utf8.allSatisfy({ $0 < 0x80 }) && label.lowercased().hasPrefix("xn--") {
+        var unicodeLabels: [String] = []
+        var decodedAny = false
+        for label in domain.split(separator: ".", omittingEmptySubsequences: false) {
             let ascii = label.lowercased()
+            guard label.utf8.allSatisfy({ $0 < 0x80 }) && ascii.hasPrefix("xn--") else {
+                unicodeLabels.append(String(label))
+                continue
+            }
             do {
                 let unicode = try IDNA.toUnicode(ascii)
                 guard try IDNA.toASCII(unicode) == ascii else {
                     return "the label \(ascii) does not round-trip through Unicode"
                 }
+                unicodeLabels.append(unicode)
+                decodedAny = true
             } catch {
                 return "the label \(ascii) is not valid Punycode: \(error.message)"
             }
         }
-        return nil
+        // The domain's Unicode form must pass as if typed: the Bidi rule, for one, looks across
+        // labels, so an `xn--` label that round-trips can still break it next to another label.
+        guard decodedAny else { return nil }
+        do {
+            return try IDNA.process(unicodeLabels.joined(separator: ".")).problem?.message
+        } catch {
+            return error.message
+        }
     }
 }
