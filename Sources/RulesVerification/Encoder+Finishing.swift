@@ -28,6 +28,8 @@ extension Encoder {
                 }
                 index += 1
             }
+            // Entries a computed key may read have their nested maps related too.
+            if linkComputedEntries() { changed = true }
         }
         defineMemberships()
         let keyCounts = maps.map(\.keys.count)
@@ -38,6 +40,7 @@ extension Encoder {
             done = deferred.count
             for body in pending { body() }
         }
+        computedKeyFacts()
         for (a, b, v) in relations {
             var parts: [String] = []
             for key in a.keys {

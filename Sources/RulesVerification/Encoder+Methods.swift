@@ -30,11 +30,10 @@ extension Encoder {
                     }
                 case ("get", 2):
                     return map(args[0]) { keyPayload in
-                        guard case .string(let key) = keyPayload, let concrete = SMT.concreteString(key) else {
-                            return anyValue("map.get() with a computed or list key", span)
-                        }
-                        let present = hasKey(ref, concrete)
-                        let found = field(ref, concrete)
+                        guard case .string(let key) = keyPayload else { return anyValue("map.get() with a list key", span) }
+                        let concrete = SMT.concreteString(key)
+                        let present = concrete.map { hasKey(ref, $0) } ?? hasKey(ref, computed: key)
+                        let found = concrete.map { field(ref, $0) } ?? field(ref, computed: key)
                         return SymValue(err: SMT.and([present, found.err]), alts:
                             found.alts.map { .init(guard_: SMT.and([present, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
                             + args[1].alts.map { .init(guard_: SMT.and([SMT.not(present), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })

@@ -200,4 +200,30 @@ final class SymMap {
         encoder.noteKey(key)
         return (present, leaf)
     }
+
+    /// An entry read at a computed key: the key (a String constant equal to the key's term),
+    /// whether it is present, and its value. Linked to the other entries by
+    /// ``Encoder/computedKeyFacts()``.
+    struct ComputedEntry {
+        var key: String
+        var present: String
+        var leaf: Leaf
+    }
+
+    /// The entries read at computed keys, in order of first use.
+    private(set) var computed: [ComputedEntry] = []
+
+    /// The entry at the computed key `term` (a String term), created on first use.
+    func computedEntry(_ term: String) -> ComputedEntry {
+        if let existing = computed.first(where: { $0.key == term || computedTerms[$0.key] == term }) { return existing }
+        let index = computed.count
+        let key = encoder.declare("\(name).ck\(index)", "String")
+        encoder.assert(SMT.eq(key, term))
+        let entry = ComputedEntry(key: key, present: encoder.declare("\(name).cp\(index)", "Bool"),
+                                  leaf: Leaf(name: "\(name).c\(index)", encoder: encoder))
+        computedTerms[key] = term
+        computed.append(entry)
+        return entry
+    }
+    private var computedTerms: [String: String] = [:]
 }

@@ -22,6 +22,8 @@ final class WitnessBuilder {
     private(set) var problem = ""
     /// Key names used for a map's "other keys" that the rules never mention.
     private var restNames: [Int64: String] = [:]
+    /// How deep ``map(_:fixed:)`` is nested.
+    private var depth = 0
 
     /// - Parameters:
     ///   - name: the case's `name`.
@@ -129,6 +131,10 @@ final class WitnessBuilder {
 
     /// The map's JSON object; `fixed` entries replace whatever the model says for their keys.
     private func map(_ m: SymMap, fixed: [(String, String)] = []) -> String? {
+        // A model may nest a map in itself through keys read at computed keys: no witness then.
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= 64 else { problem = "a map nested more than 64 levels"; return nil }
         var entries = fixed.map { "\(jsonString($0.0)): \($0.1)" }
         for key in m.keys where !fixed.contains(where: { $0.0 == key }) {
             guard let entry = m.entries[key], model.bool(entry.present) ?? false else { continue }
@@ -139,13 +145,47 @@ final class WitnessBuilder {
         if count > 0 {
             guard count <= 64 else { problem = "a map with \(count) unmentioned keys"; return nil }
             let id = model.int(m.restId) ?? 0
-            for j in 0..<count {
+            // Other keys the rules read at a computed key are written with their values.
+            let read = otherKeysRead(of: m).filter { key, _ in !m.keys.contains(key) && !fixed.contains(where: { $0.0 == key }) }
+            for (key, value) in read {
+                guard let text = leaf(value) else { return nil }
+                entries.append("\(jsonString(key)): \(text)")
+            }
+            for j in 0..<max(0, Int(count) - read.count) {
                 var name = "other\(id)_\(j)"
-                while encoder.keysInUse.contains(name) { name += "_" }
+                while encoder.keysInUse.contains(name) || computedKeys.contains(name) { name += "_" }
                 entries.append("\(jsonString(name)): true")
             }
         }
         return "{" + entries.joined(separator: ", ") + "}"
+    }
+
+    /// The keys read at a computed key that are among the other keys of `m` or of a map the
+    /// model makes equal to it, with their values.
+    private func otherKeysRead(of start: SymMap) -> [(String, Leaf)] {
+        var group: [SymMap] = [start]
+        var index = 0
+        while index < group.count {
+            let m = group[index]
+            for (a, b, equal) in encoder.relations where model.bool(equal) ?? false {
+                if a === m, !group.contains(where: { $0 === b }) { group.append(b) }
+                if b === m, !group.contains(where: { $0 === a }) { group.append(a) }
+            }
+            index += 1
+        }
+        var found: [(String, Leaf)] = []
+        for m in group where !m.computed.isEmpty {
+            for entry in m.computed where model.bool(entry.present) ?? false {
+                guard let key = model.string(entry.key), !m.keys.contains(key), !found.contains(where: { $0.0 == key }) else { continue }
+                found.append((key, entry.leaf))
+            }
+        }
+        return found
+    }
+
+    /// Every key the model gives a computed read, so names made up for other keys avoid them.
+    private var computedKeys: Set<String> {
+        Set(encoder.maps.flatMap { m in m.computed.compactMap { model.string($0.key) } })
     }
 
     private func leaf(_ l: Leaf) -> String? {
