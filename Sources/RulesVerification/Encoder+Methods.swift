@@ -74,6 +74,9 @@ extension Encoder {
         if ["difference", "intersection", "union"].contains(name), args.count == 1 { return anyValue("set.\(name)()", span) }
         guard ["hasAll", "hasAny", "hasOnly"].contains(name), args.count == 1 else { return .error }
         return map(args[0]) { p in
+            if case .keySet(let other) = p, case .literal(let keys) = other.source {
+                return keySetTest(set, name, keys)
+            }
             guard case .list(let items) = p else { return anyValue("set.\(name)() with a \(p.typeName)", span) }
             // Only lists of literal strings are encoded exactly.
             var keys: [String] = []
@@ -83,13 +86,18 @@ extension Encoder {
                 }
                 keys.append(concrete)
             }
-            switch name {
-            case "hasAll": return SymValue(.bool(SMT.and(keys.map { member(of: set, $0) })))
-            case "hasAny": return SymValue(.bool(SMT.or(keys.map { member(of: set, $0) })))
-            default:
-                for key in keys { _ = member(of: set, key) }
-                return SymValue(.bool(SMT.not(hasMemberOutside(set, Set(keys)))))
-            }
+            return keySetTest(set, name, keys)
+        }
+    }
+
+    /// `set.hasAll(keys)`, `hasAny` or `hasOnly` for literal keys.
+    private func keySetTest(_ set: KeySet, _ name: String, _ keys: [String]) -> SymValue {
+        switch name {
+        case "hasAll": return SymValue(.bool(SMT.and(keys.map { member(of: set, $0) })))
+        case "hasAny": return SymValue(.bool(SMT.or(keys.map { member(of: set, $0) })))
+        default:
+            for key in keys { _ = member(of: set, key) }
+            return SymValue(.bool(SMT.not(hasMemberOutside(set, Set(keys)))))
         }
     }
 
@@ -107,7 +115,17 @@ extension Encoder {
                 default: return SymValue(.bool(SMT.and(items.map(inOther))))
                 }
             }
-        case ("concat", 1), ("removeAll", 1), ("toSet", 0), ("join", 1):
+        case ("toSet", 0):
+            // A set of literal strings is a key set; any other set is not modelled.
+            var keys: [String] = []
+            for item in items {
+                guard item.alts.count == 1, item.err == "false", case .string(let k) = item.alts[0].payload, let concrete = SMT.concreteString(k) else {
+                    return anyValue("list.toSet() of values other than literal strings", span)
+                }
+                if !keys.contains(concrete) { keys.append(concrete) }
+            }
+            return SymValue(.keySet(KeySet(source: .literal(keys))))
+        case ("concat", 1), ("removeAll", 1), ("join", 1):
             return anyValue("list.\(name)()", span)
         default: return .error
         }

@@ -88,6 +88,7 @@ extension Encoder {
                         guard case .string(let key) = item else { return SymValue(.bool("false")) }
                         guard let concrete = SMT.concreteString(key) else {
                             if case .keys(let m) = set.source { return SymValue(.bool(m.computedEntry(key).present)) }
+                            if case .literal(let keys) = set.source { return SymValue(.bool(SMT.or(keys.map { SMT.eq(key, SMT.string($0)) }))) }
                             return anyValue("`in` on a map diff's key set with a computed key", span)
                         }
                         return SymValue(.bool(member(of: set, concrete)))

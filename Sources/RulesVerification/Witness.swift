@@ -141,7 +141,7 @@ final class WitnessBuilder {
             guard let value = leaf(entry.leaf) else { return nil }
             entries.append("\(jsonString(key)): \(value)")
         }
-        let count = model.int(m.restCount) ?? 0
+        guard let count = model.int(m.restCount) else { problem = "no key count for a map"; return nil }
         if count > 0 {
             guard count <= 64 else { problem = "a map with \(count) unmentioned keys"; return nil }
             let id = model.int(m.restId) ?? 0
@@ -151,7 +151,21 @@ final class WitnessBuilder {
                 guard let text = leaf(value) else { return nil }
                 entries.append("\(jsonString(key)): \(text)")
             }
-            for j in 0..<max(0, Int(count) - read.count) {
+            // Other keys both maps of a diff have: changed ones (`true` here, `false` there) and
+            // unchanged ones (`true` in both).
+            var shared: [(String, String)] = []
+            for (index, rest) in encoder.diffRests.enumerated() where rest.a === m || rest.b === m {
+                guard model.int(rest.a.restId) != model.int(rest.b.restId) else { continue }
+                let changed = Int(max(0, model.int(rest.changed) ?? 0)), unchanged = Int(max(0, model.int(rest.unchanged) ?? 0))
+                guard changed + unchanged <= 64 else { problem = "a map diff with \(changed + unchanged) shared other keys"; return nil }
+                for j in 0..<(changed + unchanged) {
+                    var name = "both\(index)_\(j)"
+                    while encoder.keysInUse.contains(name) || computedKeys.contains(name) { name += "_" }
+                    shared.append((name, rest.a === m || j >= changed ? "true" : "false"))
+                }
+            }
+            entries += shared.map { "\(jsonString($0.0)): \($0.1)" }
+            for j in 0..<max(0, Int(count) - read.count - shared.count) {
                 var name = "other\(id)_\(j)"
                 while encoder.keysInUse.contains(name) || computedKeys.contains(name) { name += "_" }
                 entries.append("\(jsonString(name)): true")
