@@ -134,17 +134,21 @@ public struct CaseFileError: Error, Sendable, Equatable, CustomStringConvertible
     public var caseName: String?
     /// What is wrong, terse and lowercase.
     public var message: String
+    /// The diagnostic code (`RL4001`), for the problems that have one.
+    public var code: String?
 
     /// Creates an error.
-    public init(file: String, caseName: String? = nil, message: String) {
+    public init(file: String, caseName: String? = nil, message: String, code: String? = nil) {
         self.file = file
         self.caseName = caseName
         self.message = message
+        self.code = code
     }
 
-    /// `file: case "name": message`.
+    /// `file: case "name": message`, with `error[CODE]: ` before the message when there is a code.
     public var description: String {
-        if let caseName { return "\(file): case \"\(caseName)\": \(message)" }
-        return "\(file): \(message)"
+        let text = code.map { "error[\($0)]: \(message)" } ?? message
+        if let caseName { return "\(file): case \"\(caseName)\": \(text)" }
+        return "\(file): \(text)"
     }
 }

@@ -36,7 +36,13 @@ public enum CaseFileLoader {
         } catch {
             throw CaseFileError(file: "\(path):\(error.line):\(error.column)", message: error.message)
         }
-        return try CaseFileDecoder(file: path).file(tree)
+        let file = try CaseFileDecoder(file: path).file(tree)
+        if let problem = RequestModelCheck.firstProblem(in: file) {
+            let position = DocumentLocator.location(of: problem.at, in: text, yaml: isYAML) ?? (1, 1)
+            throw CaseFileError(file: "\(path):\(position.line):\(position.column)", caseName: problem.caseName,
+                                message: problem.message, code: RulesLanguageCodes.impossibleRequest.id)
+        }
+        return file
     }
 }
 

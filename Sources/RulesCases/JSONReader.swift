@@ -31,6 +31,10 @@ public struct JSONReader {
 
     private let bytes: [UInt8]
     private var offset = 0
+    /// Where the value being read is, and the place to find (``location(of:in:)``).
+    private var trail: [DocumentStep] = []
+    private var target: [DocumentStep]?
+    private var found: Int?
 
     private init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -50,6 +54,22 @@ public struct JSONReader {
             throw reader.error("unexpected text after the JSON value")
         }
         return value
+    }
+
+    /// The 1-based line and column of the value at `path` (of its key, for a map entry), or nil
+    /// when the text has none there or does not parse.
+    static func location(of path: [DocumentStep], in text: String) -> (line: Int, column: Int)? {
+        var reader = JSONReader(bytes: Array(text.utf8))
+        reader.target = path
+        reader.skipWhitespace()
+        guard (try? reader.value(depth: 0)) != nil, let found = reader.found else { return nil }
+        let place = reader.error("", at: found)
+        return (place.line, place.column)
+    }
+
+    private mutating func enter(_ step: DocumentStep, at position: Int) {
+        trail.append(step)
+        if found == nil, let target, trail == target { found = position }
     }
 
     // MARK: Values
@@ -86,7 +106,9 @@ public struct JSONReader {
             skipWhitespace()
             try expect(":", "after a map key")
             skipWhitespace()
+            if target != nil { enter(.key(key), at: keyStart) }
             entries.append((key, try value(depth: depth + 1)))
+            if target != nil { trail.removeLast() }
             skipWhitespace()
             if peek() == UInt8(ascii: ",") { offset += 1; continue }
             try expect("}", "or `,` after a map entry")
@@ -101,7 +123,9 @@ public struct JSONReader {
         if peek() == UInt8(ascii: "]") { offset += 1; return .list(items) }
         while true {
             skipWhitespace()
+            if target != nil { enter(.index(items.count), at: offset) }
             items.append(try value(depth: depth + 1))
+            if target != nil { trail.removeLast() }
             skipWhitespace()
             if peek() == UInt8(ascii: ",") { offset += 1; continue }
             try expect("]", "or `,` after a list item")

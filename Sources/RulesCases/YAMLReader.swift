@@ -64,6 +64,27 @@ public enum YAMLReader {
         return (lineFeeds + 1, String(text.unicodeScalars[lineStart..<index]).count + 1)
     }
 
+    /// The 1-based line and column of the value at `path` (of its key, for a map entry), or nil.
+    static func location(of path: [DocumentStep], in text: String) -> (line: Int, column: Int)? {
+        guard var node = try? Yams.compose(yaml: text) else { return nil }
+        var mark = node.mark
+        for step in path {
+            switch (step, node) {
+            case (.key(let key), .mapping(let mapping)):
+                guard let entry = mapping.first(where: { $0.key.string == key }) else { return nil }
+                mark = entry.key.mark
+                node = entry.value
+            case (.index(let index), .sequence(let sequence)) where index < sequence.count:
+                node = sequence[index]
+                mark = node.mark
+            default:
+                return nil
+            }
+        }
+        guard let mark else { return nil }
+        return location(yamlLine: mark.line, yamlColumn: mark.column, in: text)
+    }
+
     private static func compose(_ text: String, converted count: inout Int) throws(DocumentSyntaxError) -> DocumentTree {
         do {
             try YAMLBounds.check(text, maxDepth: maxDepth, maxAliasedValues: maxAliasedValues)

@@ -9,8 +9,9 @@ import Diagnostics
 ///
 /// `RL1xxx`: parse (``Diagnostic``s of ``RulesParser``). `RL2xxx`: check, run only on a clean
 /// parse. `RL3xxx`: evaluation (``EvaluationError``, ``RegexError``); a limit error denies the
-/// whole request. `RL8xxx`: `validate rules lint`'s warnings about rules that compile
-/// (RulesLinting's `RulesLinter`), kept here so that the family has one table.
+/// whole request. `RL4xxx`: case files (RulesCases' `CaseFileLoader`). `RL8xxx`: `validate rules
+/// lint`'s warnings about rules that compile (RulesLinting's `RulesLinter`), kept here so that
+/// the family has one table.
 public enum RulesLanguageCodes {
     // MARK: - Parse (RL1xxx)
 
@@ -301,6 +302,14 @@ public enum RulesLanguageCodes {
         id: "RL3099", summary: "an internal error of the evaluator",
         help: "please report the rules and the request")
 
+    // MARK: - Case files (RL4xxx, RulesCases' CaseFileLoader)
+
+    /// A case whose request production never makes: a negative object size, a Storage object
+    /// named other than its path, a Firestore `resource` whose `__name__` is not the path.
+    public static let impossibleRequest = DiagnosticCode(
+        id: "RL4001", summary: "a case states a request production never makes",
+        help: "a Storage object's `size` is at least 0, its `name` is the path after `/o/` and its `bucket` the bucket segment; a Firestore `resource` is the document at the case's `path` (a `__name__` field, if any, names it)")
+
     // MARK: - Lint (RL8xxx, RulesLinting's RulesLinter)
 
     /// `allow write` (or create/update/delete) with no condition or `if true`.
@@ -339,6 +348,7 @@ public enum RulesLanguageCodes {
         invalidArgument, integerOverflow, callDepth, tooManyLookups, tooManySteps, lookupFailed, unboundVariable,
         serviceMismatch, storageListDenied, argumentCount, pathMatchingLimit, evaluationTooDeep, invalidRegex,
         regexMatchLimit, noRegexEngine, emptyPathSegment, workLimit, valueTooLarge, internalError,
+        impossibleRequest,
         unconditionalWrite, ownershipHole, deleteReadsRequestResource, unusedFunction, analysisLimit,
     ]
 }

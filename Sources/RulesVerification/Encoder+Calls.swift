@@ -137,6 +137,7 @@ extension Encoder {
             switch set.source {
             case .keys(let m): out += "k"; map(m)
             case .diff(let kind, let a, let b): out += "k" + kind; map(a); map(b)
+            case .literal(let keys): out += "kl(" + keys.map(SMT.string).joined(separator: ",") + ")"
             }
         case .path(let segments): out += "p(" + segments.joined(separator: ",") + ")"
         case .mapDiff(let a, let b): out += "D"; map(a); map(b)

@@ -55,11 +55,29 @@ extension Encoder {
             return SMT.and(zip(x, y).map { valueEqual($0, $1, span) })
         case (.map(let x), .map(let y)):
             return mapEqual(x, y, span)
-        case (.keySet, .keySet), (.mapDiff, .mapDiff), (.list, .opaque), (.opaque, .list):
+        case (.keySet(let x), .keySet(let y)):
+            return keySetEqual(x, y, span)
+        case (.mapDiff, .mapDiff), (.list, .opaque), (.opaque, .list):
             abstract("equality of \(a.typeName) values", span)
             return fresh("abs.eq", "Bool")
         default:
             return "false"
+        }
+    }
+
+    /// Set equality of key sets; exact when one side is a literal set (`['a'].toSet()`): the
+    /// other has every listed key and no other.
+    private func keySetEqual(_ x: KeySet, _ y: KeySet, _ span: SourceSpan) -> String {
+        switch (x.source, y.source) {
+        case (.literal(let a), .literal(let b)):
+            return Set(a) == Set(b) ? "true" : "false"
+        case (.literal(let keys), _):
+            return SMT.and(keys.map { member(of: y, $0) } + [SMT.not(hasMemberOutside(y, Set(keys)))])
+        case (_, .literal):
+            return keySetEqual(y, x, span)
+        default:
+            abstract("equality of two key sets of maps", span)
+            return fresh("abs.eq", "Bool")
         }
     }
 

@@ -102,7 +102,8 @@ extension Encoder {
                 switch (pb, pi) {
                 case (.map, .string(let key)):
                     if let concrete = SMT.concreteString(key) { return member(SymValue(pb), concrete, expr.span) }
-                    return anyValue("a map read with a computed key", expr.span)
+                    guard case .map(let ref) = pb else { return .error }
+                    return field(ref, computed: key)
                 case (.list(let items), .int(let k)):
                     var alts: [SymValue.Alternative] = []
                     var errs: [String] = []

@@ -28,6 +28,8 @@ extension Encoder {
                 }
                 index += 1
             }
+            // Entries a computed key may read have their nested maps related too.
+            if linkComputedEntries() { changed = true }
         }
         defineMemberships()
         let keyCounts = maps.map(\.keys.count)
@@ -38,6 +40,8 @@ extension Encoder {
             done = deferred.count
             for body in pending { body() }
         }
+        computedKeyFacts()
+        objectSizeFacts()
         for (a, b, v) in relations {
             var parts: [String] = []
             for key in a.keys {
@@ -54,6 +58,17 @@ extension Encoder {
         }
         // INVARIANT: no key or relation appeared after the alignment above.
         if relations.count != relationCount || maps.prefix(keyCounts.count).map(\.keys.count) != keyCounts { invariantBroken() }
+    }
+
+    /// A Storage object's `size` is a non-negative integer (its length in bytes), in `resource`
+    /// and `request.resource`: production never has another. Stated for the maps whose `size`
+    /// the encoding read; after the alignment, so it only reads entries.
+    private func objectSizeFacts() {
+        guard service == .storage else { return }
+        for object in [resourceData, requestData].compactMap({ $0 }) {
+            guard let size = object.entries["size"] else { continue }
+            assert(SMT.implies(size.present, SMT.and([size.leaf.isType("int"), "(<= 0 \(size.leaf.i))"])))
+        }
     }
 
     /// Preferences for a readable witness, strongest first: no unmentioned map keys, the

@@ -30,11 +30,10 @@ extension Encoder {
                     }
                 case ("get", 2):
                     return map(args[0]) { keyPayload in
-                        guard case .string(let key) = keyPayload, let concrete = SMT.concreteString(key) else {
-                            return anyValue("map.get() with a computed or list key", span)
-                        }
-                        let present = hasKey(ref, concrete)
-                        let found = field(ref, concrete)
+                        guard case .string(let key) = keyPayload else { return anyValue("map.get() with a list key", span) }
+                        let concrete = SMT.concreteString(key)
+                        let present = concrete.map { hasKey(ref, $0) } ?? hasKey(ref, computed: key)
+                        let found = concrete.map { field(ref, $0) } ?? field(ref, computed: key)
                         return SymValue(err: SMT.and([present, found.err]), alts:
                             found.alts.map { .init(guard_: SMT.and([present, $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) }
                             + args[1].alts.map { .init(guard_: SMT.and([SMT.not(present), $0.guard_]), payload: $0.payload, unmodelled: $0.unmodelled) })
@@ -75,6 +74,9 @@ extension Encoder {
         if ["difference", "intersection", "union"].contains(name), args.count == 1 { return anyValue("set.\(name)()", span) }
         guard ["hasAll", "hasAny", "hasOnly"].contains(name), args.count == 1 else { return .error }
         return map(args[0]) { p in
+            if case .keySet(let other) = p, case .literal(let keys) = other.source {
+                return keySetTest(set, name, keys)
+            }
             guard case .list(let items) = p else { return anyValue("set.\(name)() with a \(p.typeName)", span) }
             // Only lists of literal strings are encoded exactly.
             var keys: [String] = []
@@ -84,13 +86,18 @@ extension Encoder {
                 }
                 keys.append(concrete)
             }
-            switch name {
-            case "hasAll": return SymValue(.bool(SMT.and(keys.map { member(of: set, $0) })))
-            case "hasAny": return SymValue(.bool(SMT.or(keys.map { member(of: set, $0) })))
-            default:
-                for key in keys { _ = member(of: set, key) }
-                return SymValue(.bool(SMT.not(hasMemberOutside(set, Set(keys)))))
-            }
+            return keySetTest(set, name, keys)
+        }
+    }
+
+    /// `set.hasAll(keys)`, `hasAny` or `hasOnly` for literal keys.
+    private func keySetTest(_ set: KeySet, _ name: String, _ keys: [String]) -> SymValue {
+        switch name {
+        case "hasAll": return SymValue(.bool(SMT.and(keys.map { member(of: set, $0) })))
+        case "hasAny": return SymValue(.bool(SMT.or(keys.map { member(of: set, $0) })))
+        default:
+            for key in keys { _ = member(of: set, key) }
+            return SymValue(.bool(SMT.not(hasMemberOutside(set, Set(keys)))))
         }
     }
 
@@ -108,7 +115,17 @@ extension Encoder {
                 default: return SymValue(.bool(SMT.and(items.map(inOther))))
                 }
             }
-        case ("concat", 1), ("removeAll", 1), ("toSet", 0), ("join", 1):
+        case ("toSet", 0):
+            // A set of literal strings is a key set; any other set is not modelled.
+            var keys: [String] = []
+            for item in items {
+                guard item.alts.count == 1, item.err == "false", case .string(let k) = item.alts[0].payload, let concrete = SMT.concreteString(k) else {
+                    return anyValue("list.toSet() of values other than literal strings", span)
+                }
+                if !keys.contains(concrete) { keys.append(concrete) }
+            }
+            return SymValue(.keySet(KeySet(source: .literal(keys))))
+        case ("concat", 1), ("removeAll", 1), ("join", 1):
             return anyValue("list.\(name)()", span)
         default: return .error
         }

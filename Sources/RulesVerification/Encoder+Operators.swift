@@ -86,13 +86,17 @@ extension Encoder {
                 case .keySet(let set):
                     return map(a) { item in
                         guard case .string(let key) = item else { return SymValue(.bool("false")) }
-                        guard let concrete = SMT.concreteString(key) else { return anyValue("`in` on a key set with a computed key", span) }
+                        guard let concrete = SMT.concreteString(key) else {
+                            if case .keys(let m) = set.source { return SymValue(.bool(m.computedEntry(key).present)) }
+                            if case .literal(let keys) = set.source { return SymValue(.bool(SMT.or(keys.map { SMT.eq(key, SMT.string($0)) }))) }
+                            return anyValue("`in` on a map diff's key set with a computed key", span)
+                        }
                         return SymValue(.bool(member(of: set, concrete)))
                     }
                 case .map(let ref):
                     return map(a) { item in
                         guard case .string(let key) = item else { return SymValue(.bool("false")) }
-                        guard let concrete = SMT.concreteString(key) else { return anyValue("`in` on a map with a computed key", span) }
+                        guard let concrete = SMT.concreteString(key) else { return SymValue(.bool(hasKey(ref, computed: key))) }
                         return SymValue(.bool(hasKey(ref, concrete)))
                     }
                 case .null: return .error

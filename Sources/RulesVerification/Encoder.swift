@@ -241,6 +241,9 @@ final class Encoder {
     var memberships: [(subject: String, regex: String, atom: String)] = []
     var membershipIndex: [String: String] = [:]
 
+    /// How the other keys of two diffed maps split, by the maps' names (see ``diffRest(_:_:)``).
+    var diffRests: [DiffRest] = []
+
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []
 

@@ -97,6 +97,8 @@ struct KeySet {
         case keys(SymMap)
         /// `a.diff(b).<kind>()`
         case diff(String, SymMap, SymMap)
+        /// `['a', 'b'].toSet()`: literal strings, each once.
+        case literal([String])
     }
     var source: Source
 }
@@ -172,6 +174,8 @@ final class Leaf {
 /// "rest" standing for all other keys: how many (`restCount`) and which content (`restId`, equal
 /// ids meaning equal content, 0 meaning none).
 final class SymMap {
+    /// More keys than any map of a request has (see ``init(name:encoder:)``).
+    static let maxKeys = 1_048_576
     let name: String
     let restId: String
     let restCount: String
@@ -187,6 +191,9 @@ final class SymMap {
         restId = encoder.declare("\(name).rid", "Int")
         restCount = encoder.declare("\(name).rn", "Int")
         encoder.assert("(and (<= 0 \(restCount)) (<= 0 \(restId)) (= (= \(restCount) 0) (= \(restId) 0)))")
+        // Every map a request carries fits in 1 MiB (Firestore's maximum document size,
+        // https://firebase.google.com/docs/firestore/quotas), so it has fewer keys than that.
+        encoder.assert("(<= \(restCount) \(SymMap.maxKeys))")
     }
 
     /// The entry for `key`, created on first use.
@@ -200,4 +207,30 @@ final class SymMap {
         encoder.noteKey(key)
         return (present, leaf)
     }
+
+    /// An entry read at a computed key: the key (a String constant equal to the key's term),
+    /// whether it is present, and its value. Linked to the other entries by
+    /// ``Encoder/computedKeyFacts()``.
+    struct ComputedEntry {
+        var key: String
+        var present: String
+        var leaf: Leaf
+    }
+
+    /// The entries read at computed keys, in order of first use.
+    private(set) var computed: [ComputedEntry] = []
+
+    /// The entry at the computed key `term` (a String term), created on first use.
+    func computedEntry(_ term: String) -> ComputedEntry {
+        if let existing = computed.first(where: { $0.key == term || computedTerms[$0.key] == term }) { return existing }
+        let index = computed.count
+        let key = encoder.declare("\(name).ck\(index)", "String")
+        encoder.assert(SMT.eq(key, term))
+        let entry = ComputedEntry(key: key, present: encoder.declare("\(name).cp\(index)", "Bool"),
+                                  leaf: Leaf(name: "\(name).c\(index)", encoder: encoder))
+        computedTerms[key] = term
+        computed.append(entry)
+        return entry
+    }
+    private var computedTerms: [String: String] = [:]
 }

@@ -23,6 +23,8 @@ final class WitnessBuilder {
     private(set) var problem = ""
     /// Key names used for a map's "other keys" that the rules never mention.
     private var restNames: [Int64: String] = [:]
+    /// How deep ``map(_:fixed:)`` is nested.
+    private var depth = 0
 
     /// - Parameters:
     ///   - name: the case's `name`.
@@ -130,23 +132,75 @@ final class WitnessBuilder {
 
     /// The map's JSON object; `fixed` entries replace whatever the model says for their keys.
     private func map(_ m: SymMap, fixed: [(String, String)] = []) -> String? {
+        // A model may nest a map in itself through keys read at computed keys: no witness then.
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= 64 else { problem = "a map nested more than 64 levels"; return nil }
         var entries = fixed
         for key in m.keys where !fixed.contains(where: { $0.0 == key }) {
             guard let entry = m.entries[key], model.bool(entry.present) ?? false else { continue }
             guard let value = leaf(entry.leaf) else { return nil }
             entries.append((key, value))
         }
-        let count = model.int(m.restCount) ?? 0
+        guard let count = model.int(m.restCount) else { problem = "no key count for a map"; return nil }
         if count > 0 {
             guard count <= 64 else { problem = "a map with \(count) unmentioned keys"; return nil }
             let id = model.int(m.restId) ?? 0
-            for j in 0..<count {
+            // Other keys the rules read at a computed key are written with their values.
+            let read = otherKeysRead(of: m).filter { key, _ in !m.keys.contains(key) && !fixed.contains(where: { $0.0 == key }) }
+            for (key, value) in read {
+                guard let text = leaf(value) else { return nil }
+                entries.append((key, text))
+            }
+            // Other keys both maps of a diff have: changed ones (`true` here, `false` there) and
+            // unchanged ones (`true` in both).
+            var shared: [(String, String)] = []
+            for (index, rest) in encoder.diffRests.enumerated() where rest.a === m || rest.b === m {
+                guard model.int(rest.a.restId) != model.int(rest.b.restId) else { continue }
+                let changed = Int(max(0, model.int(rest.changed) ?? 0)), unchanged = Int(max(0, model.int(rest.unchanged) ?? 0))
+                guard changed + unchanged <= 64 else { problem = "a map diff with \(changed + unchanged) shared other keys"; return nil }
+                for j in 0..<(changed + unchanged) {
+                    var name = "both\(index)_\(j)"
+                    while encoder.keysInUse.contains(name) || computedKeys.contains(name) { name += "_" }
+                    shared.append((name, rest.a === m || j >= changed ? "true" : "false"))
+                }
+            }
+            entries += shared
+            for j in 0..<max(0, Int(count) - read.count - shared.count) {
                 var name = "other\(id)_\(j)"
-                while encoder.keysInUse.contains(name) { name += "_" }
+                while encoder.keysInUse.contains(name) || computedKeys.contains(name) { name += "_" }
                 entries.append((name, "true"))
             }
         }
         return CaseFileWriter.object(entries)
+    }
+
+    /// The keys read at a computed key that are among the other keys of `m` or of a map the
+    /// model makes equal to it, with their values.
+    private func otherKeysRead(of start: SymMap) -> [(String, Leaf)] {
+        var group: [SymMap] = [start]
+        var index = 0
+        while index < group.count {
+            let m = group[index]
+            for (a, b, equal) in encoder.relations where model.bool(equal) ?? false {
+                if a === m, !group.contains(where: { $0 === b }) { group.append(b) }
+                if b === m, !group.contains(where: { $0 === a }) { group.append(a) }
+            }
+            index += 1
+        }
+        var found: [(String, Leaf)] = []
+        for m in group where !m.computed.isEmpty {
+            for entry in m.computed where model.bool(entry.present) ?? false {
+                guard let key = model.string(entry.key), !m.keys.contains(key), !found.contains(where: { $0.0 == key }) else { continue }
+                found.append((key, entry.leaf))
+            }
+        }
+        return found
+    }
+
+    /// Every key the model gives a computed read, so names made up for other keys avoid them.
+    private var computedKeys: Set<String> {
+        Set(encoder.maps.flatMap { m in m.computed.compactMap { model.string($0.key) } })
     }
 
     private func leaf(_ l: Leaf) -> String? {
