@@ -24,6 +24,8 @@ final class ChunkPipeline: @unchecked Sendable {
     private let chunkSubmitted = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Signalled when the oldest chunk in flight is done: the caller waits on it.
     private let oldestDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Broadcast when ``close()`` has dropped the waiting chunks (``waitUntilClosing()``).
+    private let closingStarted = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var slots: [Slot]
     /// The most chunks in flight at once.
     let window: Int
@@ -49,6 +51,7 @@ final class ChunkPipeline: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(chunkSubmitted, nil)
         pthread_cond_init(oldestDone, nil)
+        pthread_cond_init(closingStarted, nil)
         for started in 0..<max(1, jobs) {
             do {
                 workers.append(try WorkerThread { self.work() })
@@ -60,9 +63,11 @@ final class ChunkPipeline: @unchecked Sendable {
     }
 
     deinit {
+        pthread_cond_destroy(closingStarted)
         pthread_cond_destroy(oldestDone)
         pthread_cond_destroy(chunkSubmitted)
         pthread_mutex_destroy(mutex)
+        closingStarted.deallocate()
         oldestDone.deallocate()
         chunkSubmitted.deallocate()
         mutex.deallocate()
@@ -105,10 +110,17 @@ final class ChunkPipeline: @unchecked Sendable {
             closing = true
             submitted = claimed
             pthread_cond_broadcast(chunkSubmitted)
+            pthread_cond_broadcast(closingStarted)
             defer { workers = [] }
             return workers
         }
         for worker in stopping { worker.join() }
+    }
+
+    /// Blocks until ``close()`` has dropped the chunks no worker started (it may still be
+    /// waiting for the ones being checked): the moment a test of closing needs.
+    package func waitUntilClosing() {
+        locked { while !closing { pthread_cond_wait(closingStarted, mutex) } }
     }
 
     /// A worker's loop: claim the oldest waiting chunk, check it, store the result.

@@ -76,7 +76,8 @@ struct PipelineTests {
         #expect(gate.waitUntilEntered(2), "the two workers never started a check")
         // Once close() has dropped the 14 waiting chunks, the two claimed ones may finish.
         let opener = try WorkerThread {
-            if !spin(until: { pipeline.inFlight == 2 }) { gate.noteTimeout("close() never dropped the waiting chunks") }
+            pipeline.waitUntilClosing()
+            if pipeline.inFlight != 2 { gate.noteTimeout("close() left \(pipeline.inFlight) chunks in flight") }
             gate.open()
         }
         pipeline.close()
@@ -89,18 +90,6 @@ struct PipelineTests {
         #expect(first.result.tally.records + second.result.tally.records == 6)
         pipeline.close()
     }
-}
-
-/// Spins until `condition` holds, for at most `limit` (a bound so that a regression fails the
-/// test instead of hanging it; no test asserts on how long the wait took).
-/// - Returns: false when the bound was reached first.
-private func spin(until condition: () -> Bool, limit: Duration = .seconds(60)) -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: limit)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        usleep(100)
-    }
-    return true
 }
 
 /// Chunk numbers whose last line was checked; ``wait(for:)`` blocks until one is (bounded, so a
@@ -134,18 +123,28 @@ final class Finished: @unchecked Sendable {
 
 /// Holds checks until opened, counting those that arrived.
 private final class Gate: @unchecked Sendable {
-    // INVARIANT: `isOpen`, `count` and `timeoutNotes` are used only with `mutex` held.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    // INVARIANT: `isOpen`, `count` and `timeoutNotes` are used only with `condition` locked.
+    private let condition = NSCondition()
     private var isOpen = false
     private var count = 0
     private var timeoutNotes: [String] = []
-
-    init() { pthread_mutex_init(mutex, nil) }
+    /// How long a wait may last before it counts as a timeout (a bound so that a regression
+    /// fails the test instead of hanging it; no test asserts on how long a wait took).
+    private static let bound: TimeInterval = 60
 
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        condition.lock()
+        defer { condition.unlock() }
         return body()
+    }
+
+    /// Waits, with `condition` locked, until `done` holds or the bound passes; false then.
+    private func wait(until done: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: Self.bound)
+        while !done() {
+            if !condition.wait(until: deadline) { return done() }
+        }
+        return true
     }
 
     var entered: Int { locked { count } }
@@ -158,14 +157,22 @@ private final class Gate: @unchecked Sendable {
     /// Counts the check in and waits for ``open()`` (bounded: a gate never opened lets the check
     /// go on and records a timeout).
     func enterAndWait() {
-        locked { count += 1 }
-        if !spin(until: { locked { isOpen } }) { noteTimeout("the gate was never opened") }
+        locked {
+            count += 1
+            condition.broadcast()
+            if !wait(until: { isOpen }) { timeoutNotes.append("the gate was never opened") }
+        }
     }
 
     /// Waits until `expected` checks have entered; false when the bound was reached first.
     func waitUntilEntered(_ expected: Int) -> Bool {
-        spin(until: { entered >= expected })
+        locked { wait(until: { count >= expected }) }
     }
 
-    func open() { locked { isOpen = true } }
+    func open() {
+        locked {
+            isOpen = true
+            condition.broadcast()
+        }
+    }
 }
