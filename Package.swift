@@ -111,9 +111,10 @@ let package = Package(
             "RulesLanguage", "RulesLoading", "DatabaseRules", "Diagnostics", "YAMLBounds", .product(name: "Yams", package: "Yams"),
         ]),
         // Symbolic verification of rules: the only importer of CZ3. RulesTesting for the case-file
-        // format (witnesses replay as cases), the linter's ownership holes and property files' readers.
+        // format (witnesses replay as cases), the linter's ownership holes and property files' readers;
+        // FieldValidation for the rule packs `rules agree` compares with a rules function.
         .target(name: "RulesVerification", dependencies: [
-            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesTesting", "Diagnostics",
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesTesting", "Diagnostics", "FieldValidation",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.

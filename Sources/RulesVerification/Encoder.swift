@@ -241,6 +241,13 @@ final class Encoder {
     var memberships: [(subject: String, regex: String, atom: String)] = []
     var membershipIndex: [String: String] = [:]
 
+    /// Memberships left undefined until asked for (see ``lazyMembership(_:_:)``).
+    var lazyMemberships: [(subject: String, regex: String, atom: String)] = []
+
+    /// Strings made from another by `lower()` and `replace()` steps, by their term (see
+    /// ``derive(_:_:)`` in Encoder+Derived.swift).
+    var derivations: [String: StringDerivation] = [:]
+
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []
 
