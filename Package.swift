@@ -207,7 +207,7 @@ let package = Package(
         ]),
         .testTarget(name: "RulesPatternsTests", dependencies: ["RulesPatterns", "RulesLanguage", "RulesTestSupport"]),
         .testTarget(name: "RulesVerificationTests", dependencies: [
-            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport",
+            "RulesVerification", "RulesLanguage", "RulesTesting", "RulesPatterns", "RulesTestSupport", "FieldValidation",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",

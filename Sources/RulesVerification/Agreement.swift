@@ -75,6 +75,7 @@ public struct RulesAgreement: Sendable {
         }
         let encoder = Encoder(program: program, method: .get)
         encoder.deadline = deadline
+        encoder.defersListMemberships = true
         encoder.setUpRequest(shape: PathShape(fixed: [], restName: nil, rest: .none))
         let value = encoder.declare("value", "String")
         // Swift strings hold no surrogate code points; Z3's do.
@@ -112,8 +113,7 @@ public struct RulesAgreement: Sendable {
                 }
                 return unknown("the solver gave up (\(why))")
             case .sat(let text):
-                let candidate = readableCandidate(script, value: value, deadline: deadline) ?? Model(text).string(value)
-                guard let candidate else { return unknown("internal error: the solver's model has no string; please report the input") }
+                guard let candidate = Model(text).string(value) else { return unknown("internal error: the solver's model has no string; please report the input") }
                 let replayed = Self.replay(candidate, program: program, function: function, validator: validator)
                 if replayed.packAccepts != replayed.rulesReturnTrue {
                     return AgreementResult(verdict: .differs, witness: replayed, reason: nil)
@@ -130,15 +130,6 @@ public struct RulesAgreement: Sendable {
         let constructs = encoder.abstractions.map { "\($0.construct) at \($0.location)" }.uniqued()
         let named = constructs.isEmpty ? "" : "; not modelled exactly: " + constructs.prefix(5).joined(separator: ", ")
         return unknown("the solver's counterexample did not replay (\(lastProblem))\(named)")
-    }
-
-    /// A short printable-ASCII string with the same outcome, when the solver finds one quickly.
-    private func readableCandidate(_ script: String, value: String, deadline: Date) -> String? {
-        let left = deadline.timeIntervalSinceNow
-        guard left > 0.05 else { return nil }
-        let narrowed = script + "\n(assert (str.in_re \(value) (re.* (re.range \" \" \"~\"))))\n(assert (<= (str.len \(value)) 40))"
-        guard case .sat(let text) = Z3Solver.check(narrowed, values: [value], limits: .preference(secondsLeft: left)) else { return nil }
-        return Model(text).string(value)
     }
 
     /// Runs both engines on `value`.

@@ -88,11 +88,13 @@ extension Encoder {
         return share(SMT.ite(membership(derivation.base, Encoder.asciiStrings), exact, plain))
     }
 
-    /// `subject ∈ regex` as a Bool constant that ``lazyDefinitions()`` defines, for a regex of
-    /// a finite list (a preimage of literals). Until then it is unconstrained: a proof without the
+    /// `subject ∈ regex` for a regex of a finite list (a preimage of literals). With
+    /// ``Encoder/defersListMemberships``, a Bool constant that ``lazyDefinitions()`` defines;
+    /// until then it is unconstrained: a proof without the
     /// definition holds with it, and Z3 4.8 decides queries with large list regexes far faster
     /// when they are left out. Equal regexes share one constant.
     func lazyMembership(_ subject: String, _ regex: String) -> String {
+        guard defersListMemberships else { return membership(subject, regex) }
         let key = "lazy\u{0}" + subject + "\u{0}" + regex
         if let existing = membershipIndex[key] { return existing }
         let atom = fresh("list", "Bool")

@@ -241,6 +241,9 @@ final class Encoder {
     var memberships: [(subject: String, regex: String, atom: String)] = []
     var membershipIndex: [String: String] = [:]
 
+    /// Whether list memberships are left undefined until asked for (`rules agree`; see
+    /// ``lazyMembership(_:_:)``), rather than defined with every other membership.
+    var defersListMemberships = false
     /// Memberships left undefined until asked for (see ``lazyMembership(_:_:)``).
     var lazyMemberships: [(subject: String, regex: String, atom: String)] = []
 
