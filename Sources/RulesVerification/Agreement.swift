@@ -75,7 +75,7 @@ public struct RulesAgreement: Sendable {
         }
         let encoder = Encoder(program: program, method: .get)
         encoder.deadline = deadline
-        encoder.defersListMemberships = true
+        encoder.encodesForAgreement = true
         encoder.setUpRequest(shape: PathShape(fixed: [], restName: nil, rest: .none))
         let value = encoder.declare("value", "String")
         // Swift strings hold no surrogate code points; Z3's do.
@@ -85,7 +85,7 @@ public struct RulesAgreement: Sendable {
         }
         let rulesTrue = encoder.truth(returned).isTrue
         var packAccepts = SMT.and([encoder.membership(value, pack.regex), pack.lengthAccepted(value)])
-        if let listed = pack.listed { packAccepts = SMT.and([packAccepts, SMT.not(encoder.lazyMembership(value, listed))]) }
+        if let listed = pack.listed { packAccepts = SMT.and([packAccepts, SMT.not(encoder.lazyMembership(value, listed, pack.listedAutomaton))]) }
         if let stopped = encoder.stopped { return unknown(stopped == "timeout" ? "timeout after \(formatSeconds(timeout)) s" : stopped) }
         encoder.assert("(distinct \(packAccepts) \(rulesTrue))")
         encoder.finish()
@@ -94,6 +94,7 @@ public struct RulesAgreement: Sendable {
         var lastProblem = ""
         // First without the list memberships' definitions (see ``Encoder/lazyMembership``).
         var definitions: [String] = []
+        var split = false
         for _ in 0...refinements {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0.05 else { return unknown("timeout after \(formatSeconds(timeout)) s") }
@@ -121,7 +122,16 @@ public struct RulesAgreement: Sendable {
                 // Both engines agree on it: define the lists' memberships, or exclude it, and ask again.
                 lastProblem = "on \(jsonString(candidate)) both engines answer \(replayed.packAccepts ? "valid/true" : "invalid/false")"
                 if definitions.isEmpty && !encoder.lazyMemberships.isEmpty {
+                    // First only where the lists differ; then the lists whole.
+                    if let parts = encoder.splitLazyDefinitions() {
+                        definitions = parts
+                        split = true
+                    } else {
+                        definitions = encoder.lazyDefinitions()
+                    }
+                } else if split {
                     definitions = encoder.lazyDefinitions()
+                    split = false
                 } else {
                     excluded.append("(assert (not (= \(value) \(SMT.string(candidate)))))")
                 }

@@ -193,6 +193,38 @@ struct CharAutomaton {
         return result.trimmed()
     }
 
+    /// The strings `a` accepts and `b` does not (a product of their deterministic automata).
+    static func difference(_ a: CharAutomaton, _ b: CharAutomaton) -> CharAutomaton {
+        let da = a.determinized(), db = b.determinized()
+        let dead = db.edges.count
+        var index: [Int: Int] = [:]
+        var pairs: [(Int, Int)] = []
+        var result = CharAutomaton(edges: [], finals: [])
+        func id(_ sa: Int, _ sb: Int) -> Int {
+            let key = sa * (dead + 1) + sb
+            if let known = index[key] { return known }
+            index[key] = pairs.count
+            pairs.append((sa, sb))
+            result.edges.append([])
+            return pairs.count - 1
+        }
+        result.start = id(da.start, db.start)
+        var next = 0
+        while next < pairs.count {
+            let (sa, sb) = pairs[next]
+            let current = next
+            next += 1
+            if da.finals.contains(sa) && !db.finals.contains(sb) { result.finals.insert(current) }
+            let aEdges = da.edges[sa], bEdges = sb == dead ? [] : db.edges[sb]
+            for piece in CharSets.partition(aEdges.map(\.set) + bEdges.map(\.set)) {
+                guard let ta = aEdges.first(where: { CharSets.contains($0.set, piece[0].0) })?.to else { continue }
+                let tb = bEdges.first(where: { CharSets.contains($0.set, piece[0].0) })?.to ?? dead
+                result.edges[current].append((piece, id(ta, tb)))
+            }
+        }
+        return result.trimmed()
+    }
+
     /// The deterministic automaton of the same language (subset construction; each state's
     /// transitions split the alphabet into disjoint sets).
     func determinized() -> CharAutomaton {

@@ -20,6 +20,7 @@ extension Encoder {
 
     /// Records that the string `term` is the string `source` after `step`.
     func derive(_ term: String, from source: String, _ step: StringStep) {
+        guard encodesForAgreement else { return }
         var derivation = derivations[source] ?? StringDerivation(base: source, steps: [])
         derivation.steps.append(step)
         // An ASCII base reaches `lower()` as ASCII only when no earlier step writes other characters.
@@ -81,7 +82,7 @@ extension Encoder {
         var automaton = CharAutomaton.literals(literals.map { $0.unicodeScalars.map(\.value) }, canonicalEquivalents: true)
         for step in derivation.steps.reversed() { automaton = automaton.preimage(step) }
         guard let regex = automaton.minimalRegex() else { return nil }
-        let exact = lazyMembership(derivation.base, regex)
+        let exact = lazyMembership(derivation.base, regex, automaton)
         guard derivation.needsASCII else { return exact }
         // Beyond ASCII, the uninterpreted `lower()` stands: any answer is possible.
         let plain = SMT.or(literals.map { SMT.eq(term, SMT.string($0)) })
@@ -89,21 +90,39 @@ extension Encoder {
     }
 
     /// `subject ∈ regex` for a regex of a finite list (a preimage of literals). With
-    /// ``Encoder/defersListMemberships``, a Bool constant that ``lazyDefinitions()`` defines;
+    /// ``Encoder/encodesForAgreement``, a Bool constant that ``lazyDefinitions()`` defines;
     /// until then it is unconstrained: a proof without the
     /// definition holds with it, and Z3 4.8 decides queries with large list regexes far faster
     /// when they are left out. Equal regexes share one constant.
-    func lazyMembership(_ subject: String, _ regex: String) -> String {
-        guard defersListMemberships else { return membership(subject, regex) }
+    func lazyMembership(_ subject: String, _ regex: String, _ automaton: CharAutomaton) -> String {
+        guard encodesForAgreement else { return membership(subject, regex) }
         let key = "lazy\u{0}" + subject + "\u{0}" + regex
         if let existing = membershipIndex[key] { return existing }
         let atom = fresh("list", "Bool")
         membershipIndex[key] = atom
-        lazyMemberships.append((subject, regex, atom))
+        lazyMemberships.append((subject, regex, atom, automaton))
         return atom
     }
 
-    /// The definitions of every ``lazyMembership(_:_:)`` constant.
+    /// Definitions of two ``lazyMembership(_:_:_:)`` constants of one subject that leave what
+    /// their lists share undefined: `a = shared ∨ onlyA` and `b = shared ∨ onlyB`, with `onlyA`
+    /// and `onlyB` exact memberships of the differences (short when two lists nearly agree) and
+    /// `shared` a fresh constant that excludes both. Nil unless there are exactly two, of one
+    /// subject, with finite differences.
+    func splitLazyDefinitions() -> [String]? {
+        guard lazyMemberships.count == 2, lazyMemberships[0].subject == lazyMemberships[1].subject else { return nil }
+        let (a, b) = (lazyMemberships[0], lazyMemberships[1])
+        guard let onlyA = CharAutomaton.difference(a.automaton, b.automaton).minimalRegex(),
+              let onlyB = CharAutomaton.difference(b.automaton, a.automaton).minimalRegex() else { return nil }
+        let shared = "|list.shared|"
+        let inA = "(str.in_re \(a.subject) \(onlyA))", inB = "(str.in_re \(a.subject) \(onlyB))"
+        return ["(declare-const \(shared) Bool)",
+                "(assert (= \(a.atom) (or \(shared) \(inA))))",
+                "(assert (= \(b.atom) (or \(shared) \(inB))))",
+                "(assert (=> \(shared) (and (not \(inA)) (not \(inB)))))"]
+    }
+
+    /// The definitions of every ``lazyMembership(_:_:_:)`` constant.
     func lazyDefinitions() -> [String] {
         lazyMemberships.map { "(assert (= \($0.atom) (str.in_re \($0.subject) \($0.regex))))" }
     }

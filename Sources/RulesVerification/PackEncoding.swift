@@ -17,6 +17,8 @@ struct PackEncoding {
     /// The regex of the names a list rule rejects (one language for every list rule), or nil
     /// when the pack has none.
     var listed: String?
+    /// The automaton of ``listed``.
+    var listedAutomaton = CharAutomaton(edges: [[]], finals: [])
 
     /// Why a pack cannot be encoded exactly.
     struct Refusal: Error {
@@ -62,7 +64,8 @@ struct PackEncoding {
             }
         }
         if !lists.isEmpty {
-            guard let regex = CharAutomaton.union(lists).minimalRegex() else {
+            encoding.listedAutomaton = CharAutomaton.union(lists)
+            guard let regex = encoding.listedAutomaton.minimalRegex() else {
                 return .failure(Refusal(message: "the list rules' keys have no finite regex"))
             }
             encoding.listed = regex

@@ -71,6 +71,13 @@ struct AgreementTests {
         #expect(!witness.packAccepts && witness.rulesReturnTrue)
     }
 
+    @Test("the pack without the app's name differs from the rules, which reserve it")
+    func withoutAppName() throws {
+        let witness = try expectReplayedDifference(Self.appRules, appName: nil)
+        #expect(try DisplayNameValidator().lookalikeKey(witness.value) == "rulesklt")
+        #expect(witness.packAccepts && !witness.rulesReturnTrue)
+    }
+
     @Test("a different pattern differs")
     func differentPattern() throws {
         let witness = try expectReplayedDifference(planted("name.matches('[A-Za-z0-9_]+([.][A-Za-z0-9_]+)*')",
