@@ -54,8 +54,12 @@ struct PackEncoding {
                     }
                 case .list(let key, let keys):
                     lists.append(try listed(key, keys, name))
-                case .swift(let swiftName):
-                    throw Refusal(message: "\(name) is written in Swift (`\(swiftName)`)")
+                case .swift(let swiftName, let kind):
+                    switch kind {
+                    case .list: throw Refusal(message: "\(name) is a list rule decided in Swift (an `allow-file` or `domain-suffix` keys)")
+                    case .swift: throw Refusal(message: "\(name) is a Swift rule (`\(swiftName)`)")
+                    default: throw Refusal(message: "\(name) is a `\(kind.rawValue)` rule, decided in Swift")
+                    }
                 }
             } catch let refusal as Refusal {
                 return .failure(refusal)

@@ -15,9 +15,9 @@ package struct RuleSummary: Sendable {
         /// The subject's key must not be one of `keys` (the list's entries, and the app's name
         /// when the rule includes it, already turned into keys).
         case list(ListKey, keys: Set<String>)
-        /// Logic in Swift (a `kind: swift` rule, a `breached` or `strength` rule, a list with an
-        /// allow file or on domain suffixes): `name` is the registered rule's name.
-        case swift(name: String)
+        /// Logic in Swift: `name` is the registered rule's name and `kind` the pack's kind for
+        /// the rule (`swift`; `list` with an allow file or on domain suffixes; `breached`; `strength`).
+        case swift(name: String, kind: RuleKind)
     }
 
     /// The rule's stable id (`display-name.reserved`).
@@ -39,7 +39,7 @@ extension CompiledRuleSet {
             case .mustNotMatch(let pattern): check = .mustNotMatch(pattern: pattern.source)
             case .length(let unit, let min, let max): check = .length(unit, min: min, max: max)
             case .list(let list): check = .list(list.kind, keys: list.entries)
-            case .swift(let swiftRule): check = .swift(name: swiftRule.name)
+            case .swift(let swiftRule): check = .swift(name: swiftRule.name, kind: rule.definition.kind ?? .swift)
             }
             return RuleSummary(id: rule.id, code: rule.code, target: rule.target, check: check)
         }
