@@ -122,9 +122,10 @@ let package = Package(
         ]),
         // Symbolic verification of rules: the only importer of CZ3. RulesCases for the case-file
         // format (witnesses are written and replay as cases) and property files' readers;
-        // RulesLinting for the ownership holes it proves.
+        // RulesLinting for the ownership holes it proves; FieldValidation for the rule packs
+        // `rules agree` compares with a rules function.
         .target(name: "RulesVerification", dependencies: [
-            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesCases", "RulesLinting", "Diagnostics",
+            "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesCases", "RulesLinting", "Diagnostics", "FieldValidation",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
@@ -219,6 +220,7 @@ let package = Package(
         .testTarget(name: "RulesVerificationTests", dependencies: [
             // RulesTesting's runner decides cases the differential tests compare with the verifier.
             "RulesVerification", "RulesLanguage", "RulesCases", "RulesLinting", "RulesTesting", "RulesPatterns", "RulesTestSupport",
+            "FieldValidation",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",

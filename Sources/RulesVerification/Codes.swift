@@ -17,7 +17,8 @@ public struct VerificationCode: Sendable, Hashable {
 ///
 /// `VF1xxx`: a property file cannot be used. `VF2xxx`: why a verdict is `unknown`. `VF3xxx`:
 /// findings: `VF300x` properties that do not pass (`rules verify --format sarif`), `VF301x`
-/// `validate rules diff`'s changes, `VF31xx` inputs `diff` cannot use.
+/// `validate rules diff`'s changes, `VF31xx` inputs `diff` (`VF3101`-`VF3104`) and `agree`
+/// (`VF3101`, `VF3105`, `VF3106`) cannot use.
 public enum VerificationCodes {
     /// A property file that cannot be read.
     public static let unreadablePropertyFile = VerificationCode(
@@ -82,11 +83,20 @@ public enum VerificationCodes {
     public static let databaseRules = VerificationCode(
         id: "VF3104", name: "DatabaseRulesNotCompared", summary: "Realtime Database rules are not compared by `diff`",
         help: "`validate rules diff` compares Firestore and Storage rules")
+    /// `rules agree --function NAME` names no function of one parameter, or several.
+    public static let agreeFunction = VerificationCode(
+        id: "VF3105", name: "AgreeFunctionUnusable", summary: "`--function` names no function of one parameter in the rules, or several",
+        help: "give the name of one function the rules declare with exactly one parameter")
+    /// `rules agree`'s rule packs (shipped plus `--rules DIR`) do not load or compile.
+    public static let agreePack = VerificationCode(
+        id: "VF3106", name: "AgreePackUnusable", summary: "the rule packs `rules agree` compares with do not load or compile",
+        help: "`validate display-name --rules DIR --explain-plan` shows every problem in the packs")
 
     /// The whole catalogue, in code order.
     public static let all: [VerificationCode] = [
         unreadablePropertyFile, propertyFileSyntax, propertyFileFormat, propertyCondition, encodingBudget, solverBudget,
         propertyViolated, propertyUnknown, propertyHoldsUnexpectedly,
         newAccess, newAndLostAccess, unusableRules, serviceMismatch, baseUnavailable, databaseRules,
+        agreeFunction, agreePack,
     ]
 }

@@ -77,7 +77,7 @@ extension Encoder {
     }
 
 
-    private func inline(_ function: FunctionEntry, _ args: [SymValue]) -> SymValue {
+    func inline(_ function: FunctionEntry, _ args: [SymValue]) -> SymValue {
         let declaration = function.declaration
         let savedFrame = frame, savedScope = scope, savedBindings = bindings
         callDepth += 1

@@ -30,6 +30,11 @@ extension Encoder {
     private func payloadEqual(_ a: Payload, _ b: Payload, _ span: SourceSpan) -> String {
         switch (a, b) {
         case (.null, .null): return "true"
+        case (.string(let x), .string(let y)) where derivations[x] != nil || derivations[y] != nil:
+            // A derived string against a literal: exact, as a membership of its base.
+            if let literal = SMT.concreteString(y), let member = derivedMembership(x, [literal]) { return member }
+            if let literal = SMT.concreteString(x), let member = derivedMembership(y, [literal]) { return member }
+            return SMT.eq(x, y)
         case (.bool(let x), .bool(let y)), (.int(let x), .int(let y)), (.float(let x), .float(let y)), (.string(let x), .string(let y)),
              (.timestamp(let x), .timestamp(let y)), (.duration(let x), .duration(let y)):
             return SMT.eq(x, y)

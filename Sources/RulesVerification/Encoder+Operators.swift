@@ -82,6 +82,7 @@ extension Encoder {
             return map(b) { container in
                 switch container {
                 case .list(let items):
+                    if let exact = derivedIn(a, items) { return exact }
                     return plainBool(SMT.or(items.map { valueEqual(a, $0, span) }), err: a.err)
                 case .keySet(let set):
                     return map(a) { item in

@@ -20,11 +20,29 @@ extension Encoder {
                 case .failure(let problem): return anyValue("matches('\(concrete)'): \(problem.message)", span)
                 }
             }
-        case ("replace", 2), ("split", 1), ("trim", 0), ("toUtf8", 0):
+        case ("replace", 2):
+            // For `rules agree`, a literal or one-class pattern with a literal replacement: a
+            // derived string, exact in tests against literals (Encoder+Derived.swift).
+            if encodesForAgreement, let pattern = Self.literalArgument(args[0]), let replacement = Self.literalArgument(args[1]),
+               let step = Self.replaceStep(pattern, replacement) {
+                let result = fresh("replace", "String")
+                derive(result, from: s, step)
+                abstract("`replace()` used other than in `==`, `!=` or `in` against literals", span)
+                return SymValue(.string(result))
+            }
+            return anyValue("string.replace()", span)
+        case ("split", 1), ("trim", 0), ("toUtf8", 0):
             return anyValue("string.\(name)()", span)
         default:
             return .error
         }
+    }
+
+    /// The text of an argument that is a string literal, or nil.
+    static func literalArgument(_ value: SymValue) -> String? {
+        guard value.err == "false", value.alts.count == 1, value.alts[0].guard_ == "true",
+              case .string(let term) = value.alts[0].payload else { return nil }
+        return SMT.concreteString(term)
     }
 
     /// `lower()`/`upper()`: an uninterpreted function, exact on the strings it is applied to in a
@@ -50,7 +68,10 @@ extension Encoder {
         // ASCII without letters of the other case is unchanged. (More axioms, such as "ASCII maps
         // to ASCII of the same length", made Z3 4.8 an order of magnitude slower; models are
         // refined with the real values instead.)
-        assert("(=> \(membership(s, unchanged)) (= \(result) \(s)))")
+        // (`rules agree` leaves it out: its derived strings are exact without it, and one more
+        // membership of the compared string slows Z3 down there.)
+        if !encodesForAgreement { assert("(=> \(membership(s, unchanged)) (= \(result) \(s)))") }
+        if name == "lower" { derive(result, from: s, .lowerASCII) }
         return result
     }
 

@@ -243,6 +243,17 @@ final class Encoder {
 
     /// How the other keys of two diffed maps split, by the maps' names (see ``diffRest(_:_:)``).
     var diffRests: [DiffRest] = []
+    /// The encoding for `rules agree` (Encoder+Derived.swift): `lower()` and `replace()` make
+    /// derived strings, exact in tests against literals; list memberships are left undefined
+    /// until asked for; `lower()` gets no axiom. Off for `verify` and `diff`, whose queries the
+    /// extra memberships of the same string slow down past their budget.
+    var encodesForAgreement = false
+    /// Memberships left undefined until asked for (see ``lazyMembership(_:_:)``).
+    var lazyMemberships: [(subject: String, regex: String, atom: String, automaton: CharAutomaton)] = []
+
+    /// Strings made from another by `lower()` and `replace()` steps, by their term (see
+    /// ``derive(_:_:)`` in Encoder+Derived.swift).
+    var derivations: [String: StringDerivation] = [:]
 
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []

@@ -115,6 +115,8 @@ enum RegexTranslator {
         var sawDot = false
         /// Some construct other than `.` can match a line feed.
         var newlineElsewhere = false
+        /// The set of the last character class read (see ``characterClass()``).
+        var lastClass: CharSet?
         init(_ s: [Unicode.Scalar]) { self.s = s }
         var atEnd: Bool { i >= s.count }
         func peek(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? s[i + k] : nil }
@@ -316,6 +318,7 @@ enum RegexTranslator {
             guard peek() == "]" else { throw RegexProblem(message: "missing `]`") }
             i += 1
             let set = negated ? RegexTranslator.complement(parts) : parts
+            lastClass = RegexTranslator.normalize(set)
             note(set)
             return RegexTranslator.regex(set)
         }

@@ -16,7 +16,8 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "Test, lint and evaluate Firebase security rules offline.",
-        subcommands: [RulesTestCommand.self, RulesLintCommand.self, RulesEvalCommand.self, RulesVerifyCommand.self, RulesDiffCommand.self])
+        subcommands: [RulesTestCommand.self, RulesLintCommand.self, RulesEvalCommand.self, RulesVerifyCommand.self, RulesDiffCommand.self,
+                      RulesAgreeCommand.self])
 }
 
 // MARK: - rules test
