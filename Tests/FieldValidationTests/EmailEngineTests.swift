@@ -116,21 +116,7 @@ import Testing
     /// More distinct domains than the memo holds, looked up from several tasks at once.
     @Test func engineAgreesWhenTheMemoIsFullAndShared() async throws {
         let validator = try #require(try Self.validators.get().first)
-        let addresses = (0..<(BytesMemo<EmailEngine.DomainOutcome>.capacity + 500)).map { index in
-            ["john@host\(index)", "jo.hn@bücher\(index % 700).example", "a+b@x\(index)--y.com", "x@ex_\(index).com"][index % 4]
-        } + ["a@" + String(repeating: "bücher.", count: 40) + "de", "a@" + String(repeating: "x_", count: 200) + ".com"]
-        let expected = addresses.map { validator.validateRuleByRule($0) }
-        let results = await withTaskGroup(of: (Int, ValidationResult).self) { group in
-            for (index, address) in addresses.enumerated() {
-                group.addTask { (index, validator.validate(address)) }
-            }
-            var results = [ValidationResult?](repeating: nil, count: addresses.count)
-            for await (index, result) in group { results[index] = result }
-            return results
-        }
-        for (index, address) in addresses.enumerated() {
-            #expect(results[index] == expected[index], "\(address.debugDescription)")
-        }
+        await EmailFastPathTests.expectAgreementPastTheMemo(validator, capacity: BytesMemo<EmailEngine.DomainOutcome>.capacity)
     }
 }
 
