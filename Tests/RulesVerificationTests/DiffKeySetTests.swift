@@ -8,31 +8,9 @@ import Testing
 /// among the map's other keys.
 @Suite("map diff key sets over unnamed keys")
 struct DiffKeySetTests {
-    static func rules(_ condition: String) -> String {
-        """
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{database}/documents {
-            match /docs/{docId} {
-              allow update: if \(condition);
-            }
-          }
-        }
-        """
-    }
-
-    static let update = "{\"name\": \"p\", \"path\": \"/databases/{database}/documents/docs/{docId}\", \"methods\": [\"update\"], \"kind\": \"possible\"}"
-
-    func property(_ kind: String, _ condition: String?) -> String {
-        let condition = condition.map { ", \"condition\": \"\($0)\"" } ?? ""
-        return "{\"name\": \"p\", \"path\": \"/databases/{database}/documents/docs/{docId}\", \"methods\": [\"update\"], \"kind\": \"\(kind)\"\(condition)}"
-    }
-
-    static let diff = "request.resource.data.diff(resource.data)"
-
     @Test("a key the rules never name can change: changedKeys() has members outside the named keys")
     func changedOtherKey() throws {
-        let rules = Self.rules("!\(Self.diff).changedKeys().hasOnly([])")
+        let rules = DocUpdate.rules("!\(DocUpdate.diff).changedKeys().hasOnly([])")
         // The evaluator allows an update that changes an unnamed key, so `possible` holds (it
         // was once refuted: the encoding let unnamed keys be added or removed, never changed).
         let program = try compile(rules)
@@ -41,47 +19,47 @@ struct DiffKeySetTests {
              "resource": {"x": 1}, "requestResource": {"x": 2}, "expect": "allow"}
             """
         #expect(try replayWitness(changed, service: .firestore, program: program).actual == .allow)
-        let result = try verifyOne(rules, Self.update)
+        let result = try verifyOne(rules, DocUpdate.property("possible", nil))
         #expect(result.verdict == .holds, "\(result.reason ?? "")")
         #expect(result.witness != nil)
     }
 
     @Test("affectedKeys().size() == 1 with the one key named: only that key is affected")
     func affectedSizeOne() throws {
-        let rules = Self.rules("\(Self.diff).affectedKeys().size() == 1 && \(Self.diff).affectedKeys().hasAny(['title'])")
-        let onlyIf = try verifyOne(rules, property("only-if", "\(Self.diff).affectedKeys().hasOnly(['title'])"))
+        let rules = DocUpdate.rules("\(DocUpdate.diff).affectedKeys().size() == 1 && \(DocUpdate.diff).affectedKeys().hasAny(['title'])")
+        let onlyIf = try verifyOne(rules, DocUpdate.property("only-if", "\(DocUpdate.diff).affectedKeys().hasOnly(['title'])"))
         #expect(onlyIf.verdict == .holds, "\(onlyIf.reason ?? "")")
-        let possible = try verifyOne(rules, property("possible", nil))
+        let possible = try verifyOne(rules, DocUpdate.property("possible", nil))
         #expect(possible.verdict == .holds, "\(possible.reason ?? "")")
     }
 
     @Test("changedKeys().size() == 2 over unnamed keys: a witness changes two keys, and it replays")
     func changedSizeTwo() throws {
-        let result = try verifyOne(Self.rules("\(Self.diff).changedKeys().size() == 2"), property("possible", nil))
+        let result = try verifyOne(DocUpdate.rules("\(DocUpdate.diff).changedKeys().size() == 2"), DocUpdate.property("possible", nil))
         #expect(result.verdict == .holds, "\(result.reason ?? "")")
         #expect(result.witness != nil)
     }
 
     @Test("no key added or removed: both maps have the same number of keys")
     func addedRemovedSizes() throws {
-        let rules = Self.rules("\(Self.diff).addedKeys().size() == 0 && \(Self.diff).removedKeys().size() == 0")
-        let result = try verifyOne(rules, property("only-if", "request.resource.data.keys().size() == resource.data.keys().size()"))
+        let rules = DocUpdate.rules("\(DocUpdate.diff).addedKeys().size() == 0 && \(DocUpdate.diff).removedKeys().size() == 0")
+        let result = try verifyOne(rules, DocUpdate.property("only-if", "request.resource.data.keys().size() == resource.data.keys().size()"))
         #expect(result.verdict == .holds, "\(result.reason ?? "")")
-        let unchanged = try verifyOne(rules, property("only-if", "\(Self.diff).unchangedKeys().size() + \(Self.diff).changedKeys().size() == resource.data.size()"))
+        let unchanged = try verifyOne(rules, DocUpdate.property("only-if", "\(DocUpdate.diff).unchangedKeys().size() + \(DocUpdate.diff).changedKeys().size() == resource.data.size()"))
         #expect(unchanged.verdict == .holds, "\(unchanged.reason ?? "")")
     }
 
     @Test("a diff's changed keys are never more than the map's keys")
     func changedBoundedByKeys() throws {
-        let result = try verifyOne(Self.rules("\(Self.diff).changedKeys().size() > request.resource.data.size()"), property("never", nil))
+        let result = try verifyOne(DocUpdate.rules("\(DocUpdate.diff).changedKeys().size() > request.resource.data.size()"), DocUpdate.property("never", nil))
         #expect(result.verdict == .holds, "\(result.reason ?? "")")
     }
 
     @Test("the reversed diff has the same changed keys and swaps added and removed")
     func reversedDiff() throws {
         let reversed = "resource.data.diff(request.resource.data)"
-        let rules = Self.rules("\(Self.diff).addedKeys().size() == 1 && \(reversed).removedKeys().size() == 0")
-        let result = try verifyOne(rules, property("never", nil))
+        let rules = DocUpdate.rules("\(DocUpdate.diff).addedKeys().size() == 1 && \(reversed).removedKeys().size() == 0")
+        let result = try verifyOne(rules, DocUpdate.property("never", nil))
         #expect(result.verdict == .holds, "\(result.reason ?? "")")
     }
 }
