@@ -27,6 +27,11 @@ import Testing
           - {id: extra.domain-digit, code: X9, kind: must-not-match, on: domain, pattern: '[0-9]', message: 'digit {match}', unless: [extra.no-admin]}
 
         """,
+        // More rules than one 64-bit mask holds: the engine decides them one by one.
+        (0..<44).map { index in
+            let letter = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8(index % 26)))
+            return "  - {id: extra.twice-\(index), code: Y\(index), kind: must-not-match, on: \(index % 2 == 0 ? "address" : "local-part"), pattern: '\(letter)\(letter)', message: 'twice {match}'}\n"
+        }.joined(),
         // The shipped rules with every parameter in their messages, and one rule more.
         EmailFastPathTests.showingParameters.replacingOccurrences(of: "pack: parameters\nfield: email\nrules:\n", with: "")
             + "  - {id: extra.no-plus, code: X1, kind: must-not-match, on: address, pattern: '[+]', message: m}\n",
@@ -45,9 +50,13 @@ import Testing
     }
 
     @Test func everyCustomPackRunsOnTheEngine() throws {
-        for validator in try Self.validators.get() {
+        let validators = try Self.validators.get()
+        for validator in validators {
             #expect(validator.fastPath == nil && validator.engine != nil)
         }
+        // Both ways of deciding the rules are exercised: by masks, and one by one past 64 rules.
+        #expect(validators.filter { $0.engine?.ruleMasks == true }.count == validators.count - 2)
+        #expect(validators.filter { $0.engine?.ruleMasks == false }.count == 2)
     }
 
     @Test func aSwiftRuleThatReadsMoreThanItsSubjectLeavesThePackRuleByRule() throws {
@@ -110,7 +119,7 @@ import Testing
                 for validator in validators { EmailFastPathTests.expectAgreement(validator, address) }
             }
         }
-        #expect(valid.value >= 300, "\(valid.value) valid addresses")
+        #expect(valid.value >= 200, "\(valid.value) valid addresses")
     }
 
     /// More distinct domains than the memo holds, looked up from several tasks at once.
@@ -121,7 +130,7 @@ import Testing
 }
 
 /// A count shared by a property's iterations.
-private final class Counter: @unchecked Sendable {
+final class Counter: @unchecked Sendable {
     // INVARIANT: `count` is read and written with `lock` held.
     private let lock = NSLock()
     private var count = 0

@@ -1,4 +1,5 @@
 import BreachedPasswords
+import Foundation
 import Diagnostics
 import Patterns
 
@@ -32,6 +33,8 @@ final class CompiledRule: Sendable {
     /// formatting.
     private let lengthViolations: [Violation?]
     static let cachedLengths = 256
+    /// Swift rules: the violations already worded, by the parameters the rule found.
+    private let swiftViolations = ViolationCache()
 
     init(id: String, code: String, message: String, target: String, check: Check,
          staticParameters: [String: String], unless: [Int], definition: RuleDefinition) {
@@ -82,7 +85,8 @@ final class CompiledRule: Sendable {
 
     /// The violation of a Swift rule that reported `found` (its parameters, possibly none).
     func swiftViolation(_ found: [String: String]) -> Violation {
-        found.isEmpty ? staticViolation : violation(staticParameters.merging(found) { $1 })
+        guard !found.isEmpty else { return staticViolation }
+        return swiftViolations.violation(for: found) { violation(staticParameters.merging(found) { $1 }) }
     }
 
     /// The violation of a pattern rule whose outcome is known (from an automaton): a
@@ -151,6 +155,26 @@ final class CompiledRule: Sendable {
 
     func violation(_ parameters: [String: String]) -> Violation {
         Violation(code: code, rule: id, message: render(message, parameters), parameters: parameters)
+    }
+}
+
+/// A Swift rule's violations by the parameters its check found: most failing values repeat a
+/// few (`email.one-at-sign` with a count of 0 or 2), so each is worded once. Bounded, thread-safe.
+final class ViolationCache: @unchecked Sendable {
+    // INVARIANT: `violations` is read and written only with `lock` held.
+    private let lock = NSLock()
+    private var violations: [[String: String]: Violation] = [:]
+    /// At most this many are kept; the others are worded each time.
+    static let capacity = 64
+
+    /// The violation for `parameters`, worded by `word` the first time.
+    func violation(for parameters: [String: String], word: () -> Violation) -> Violation {
+        if let known = lock.withLock({ violations[parameters] }) { return known }
+        let violation = word()
+        lock.withLock {
+            if violations.count < Self.capacity { violations[parameters] = violation }
+        }
+        return violation
     }
 }
 

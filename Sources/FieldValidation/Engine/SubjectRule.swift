@@ -8,9 +8,17 @@ protocol SubjectRule: FieldRule, AnyObject {
 
     /// Checks the subject, given as UTF-8: nil when it passes, else the message parameters.
     func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]?
+
+    /// A pattern (PCRE2 syntax, UTF mode, searched anywhere in the subject) that matches every
+    /// subject the rule rejects, or nil: an engine compiles it into the subject's automata and
+    /// runs ``check(subject:asciiOnly:)`` only where it matches (`SubjectRulePrefilterTests`
+    /// checks each against its rule).
+    var prefilter: String? { get }
 }
 
 extension SubjectRule {
+    var prefilter: String? { nil }
+
     func check(_ input: FieldInput) -> [String: String]? {
         guard var value = input.subject(subject) else { return nil }
         return value.withUTF8 { check(subject: $0, asciiOnly: input.asciiOnly) }

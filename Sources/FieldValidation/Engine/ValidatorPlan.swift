@@ -64,7 +64,7 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
         for subject in set.patterns.subjects {
             for (automaton, members) in zip(subject.patterns.automata, subject.patterns.members) {
                 // An automaton of a validator's own patterns alone decides no rule.
-                let ids = members.compactMap { subject.rules[$0] }
+                let ids = members.compactMap { subject.rules[$0] ?? subject.prefilters[$0] }
                 guard !ids.isEmpty else { continue }
                 for rule in ids { automatonOf[rule] = automata.count }
                 automata.append(Automaton(subject: subject.name, states: automaton.stateCount, byteClasses: automaton.classCount,
@@ -77,7 +77,9 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
             switch rule.check {
             case .length: strategy = .length
             case .list: strategy = .list
-            case .swift(let rule): strategy = (rule as? any KindRule)?.strategy ?? .swift
+            case .swift(let rule):
+                strategy = (rule as? any KindRule)?.strategy ?? .swift
+                if automatonOf[index] != nil { reason = "runs only where its prefilter (\((rule as? any SubjectRule)?.prefilter ?? "")) matches" }
             case .mustMatch, .mustNotMatch:
                 switch set.patterns.slots[index]?.strategy {
                 case .automaton?: strategy = .automaton

@@ -1,4 +1,5 @@
 import IDNA
+import PatternAutomata
 
 /// The email rules of any pack, run address by address without building strings for the
 /// common case: what decides every pack the hand-written ``EmailFastPath`` declines.
@@ -15,8 +16,11 @@ import IDNA
 /// the result is the rules' own (the differential tests check it against them).
 ///
 /// Swift rules take part when they read their own subject only (``SubjectRule``: the built-in
-/// ones and the list kinds). A pack with any other Swift rule, or a rule on a subject this engine
-/// does not know, gets no engine (``init(_:asciiOnly:)`` returns nil) and runs rule by rule.
+/// ones and the list kinds); one with a ``SubjectRule/prefilter`` runs only where that pattern,
+/// compiled into its subject's automata, matches. A pack with any other Swift rule, or a rule on
+/// a subject this engine does not know, gets no engine (``init(_:asciiOnly:)`` returns nil) and
+/// runs rule by rule. With at most 64 rules (``ruleMasks``), only the rules an address may break
+/// are decided.
 final class EmailEngine: Sendable {
     /// Where a rule's subject comes from.
     enum Source: Int {
@@ -37,13 +41,22 @@ final class EmailEngine: Sendable {
     final class DomainOutcome: Sendable {
         /// The domain rules that fire, in pack order, each with its violation (before `unless`).
         let fired: [(rule: Int, violation: Violation)]
+        /// Their violations when no per-address rule fires: `unless` applied among them alone.
+        let alone: [Violation]
+        /// The rules of ``fired`` as a bit set (rules past the 64th left out).
+        let firedMask: UInt64
+        /// ``ascii``'s length in bytes.
+        let asciiCount: Int?
         /// The `ascii-domain` subject; nil when the domain is empty or IDNA rejects it.
         let ascii: String?
         /// The domain as in the normalized address (Unicode form).
         let unicode: String?
 
-        init(fired: [(rule: Int, violation: Violation)], ascii: String?, unicode: String?) {
+        init(fired: [(rule: Int, violation: Violation)], alone: [Violation], ascii: String?, unicode: String?) {
             self.fired = fired
+            self.alone = alone
+            firedMask = fired.reduce(0) { $1.rule < 64 ? $0 | 1 << UInt64($1.rule) : $0 }
+            asciiCount = ascii?.utf8.count
             self.ascii = ascii
             self.unicode = unicode
         }
@@ -58,66 +71,122 @@ final class EmailEngine: Sendable {
         /// By the rule itself (PCRE2, a list lookup) on the subject as a string.
         case byRule
         case length(octets: Bool, min: Int?, max: Int?)
-        case swift
+        /// By its Swift rule; with a prefilter bit, only where that is set.
+        case swift(prefilter: UInt64?)
         /// On the domain: decided once per domain.
         case perDomain
     }
 
-    /// What tells, for one per-address subject, that none of its rules fires, without the rule
-    /// loop: most addresses break no rule on these subjects.
-    private struct QuickCheck {
-        /// The automaton bits of the must-not-match and must-match rules it decides exactly.
-        var mustNotMatch: UInt64 = 0
-        var mustMatch: UInt64 = 0
-        /// The lengths every length rule on the subject allows, in octets and in code points
-        /// (none when a low bound passes a high one).
-        var octets = (low: 0, high: Int.max)
-        var codePoints = (low: 0, high: Int.max)
-        /// The other rules on the subject (prefilters, lists, Swift rules, PCRE2 alone).
-        var others: [Int] = []
+    /// What one rule makes of an address.
+    private enum Verdict {
+        case passes
+        /// It fires, with its fixed violation (``fixedViolations``).
+        case fixed
+        case worded(Violation)
 
-        /// Narrows the allowed lengths to a length rule's.
-        mutating func allow(octets inOctets: Bool, min: Int?, max: Int?) {
-            if inOctets {
-                octets = (Swift.max(octets.low, min ?? 0), Swift.min(octets.high, max ?? Int.max))
-            } else {
-                codePoints = (Swift.max(codePoints.low, min ?? 0), Swift.min(codePoints.high, max ?? Int.max))
-            }
-        }
+        init(_ violation: Violation?) { self = violation.map(Verdict.worded) ?? .passes }
 
-        /// Whether every length rule on `subject` passes.
-        func lengthsPass(_ subject: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard subject.count >= octets.low && subject.count <= octets.high else { return false }
-            guard codePoints != (0, Int.max) else { return true }
-            var count = 0
-            for byte in subject where byte & 0xC0 != 0x80 { count += 1 }
-            return count >= codePoints.low && count <= codePoints.high
+        var passes: Bool {
+            if case .passes = self { return true }
+            return false
         }
     }
 
-    /// The automaton outcomes of the per-address subjects.
-    private struct SubjectBits {
-        var address: UInt64 = 0
-        var local: UInt64 = 0
-        var asciiAddress: UInt64 = 0
+    /// The violations found so far, in pack order; a lone violation with fixed wording is kept
+    /// as its rule, so that an address breaking one such rule shares a prebuilt array.
+    private struct ViolationList {
+        var violations: [Violation] = []
+        var lone: Int?
 
-        subscript(source: Source) -> UInt64 {
-            get {
-                switch source {
-                case .address: address
-                case .localPart: local
-                case .asciiAddress: asciiAddress
-                case .domain: 0
-                }
+        mutating func add(_ index: Int, _ verdict: Verdict, _ engine: EmailEngine) {
+            if case .fixed = verdict, violations.isEmpty, lone == nil {
+                lone = index
+                return
             }
-            set {
-                switch source {
-                case .address: address = newValue
-                case .localPart: local = newValue
-                case .asciiAddress: asciiAddress = newValue
-                case .domain: break
-                }
+            if let first = lone {
+                engine.fixedViolations[first].map { violations.append($0) }
+                lone = nil
             }
+            switch verdict {
+            case .passes: break
+            case .fixed: engine.fixedViolations[index].map { violations.append($0) }
+            case .worded(let violation): violations.append(violation)
+            }
+        }
+
+        func result(_ engine: EmailEngine) -> [Violation] { lone.map { engine.fixedAlone[$0] } ?? violations }
+    }
+
+    /// One per-address subject's automaton and what tells, without the rule loop, that none of
+    /// its rules fires (most addresses break none).
+    private final class SubjectChecks: @unchecked Sendable {
+        // INVARIANT: every stored property is written only in `init`.
+        /// The subject's automata (none when it has no pattern), and the first, read without
+        /// reference counting (``automata`` keeps it alive).
+        let automata: [ByteAutomaton]
+        unowned(unsafe) let first: ByteAutomaton?
+        /// Automaton bits of the rules it decides exactly: must-not-match ones fire when theirs
+        /// is set, must-match ones when theirs is clear.
+        let firesWhenSet: UInt64
+        let firesWhenClear: UInt64
+        /// Rules that may fire only when their (prefilter) bit is set, and those bits.
+        let prefiltered: [Int]
+        let prefilterBits: UInt64
+        /// The lengths every length rule on the subject allows, in octets and in code points.
+        let octets: ClosedRange<Int>
+        let codePoints: ClosedRange<Int>
+        /// The other rules on the subject, decided one by one (PCRE2 alone, lists, Swift rules
+        /// with no prefilter, must-match prefilters).
+        let others: [Int]
+        /// With rule masks (``RuleMasks``): its length rules, and ``others``.
+        let lengthMask: UInt64
+        let othersMask: UInt64
+        /// With rule masks: every rule on the subject.
+        let ruleMask: UInt64
+
+        init(automata: [ByteAutomaton], firesWhenSet: UInt64, firesWhenClear: UInt64, prefiltered: [Int],
+             prefilterBits: UInt64, octets: ClosedRange<Int>, codePoints: ClosedRange<Int>, others: [Int], lengths: [Int]) {
+            self.automata = automata
+            first = automata.first
+            self.firesWhenSet = firesWhenSet
+            self.firesWhenClear = firesWhenClear
+            self.prefiltered = prefiltered
+            self.prefilterBits = prefilterBits
+            self.octets = octets
+            self.codePoints = codePoints
+            self.others = others
+            lengthMask = lengths.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+            othersMask = others.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+            ruleMask = firesWhenSet | firesWhenClear | prefilterBits | lengthMask | othersMask
+        }
+
+        /// With rule masks, the rules on the subject that may fire, given its automaton outcome:
+        /// those the automaton says fire, those whose prefilter matched, the others, and the
+        /// length rules when some length rule fails.
+        @inline(__always)
+        func candidates(_ bits: UInt64, octets count: Int, codePoints: () -> Int) -> UInt64 {
+            let candidates = (bits & (firesWhenSet | prefilterBits)) | (~bits & firesWhenClear) | othersMask
+            return lengthsPass(octets: count, codePoints: codePoints) ? candidates : candidates | lengthMask
+        }
+
+        /// Whether only its length rules read the subject (then its bytes are not needed).
+        var readsLengthsOnly: Bool { automata.isEmpty && prefiltered.isEmpty && others.isEmpty }
+
+        /// The automata's outcome bits for `subject`.
+        @inline(__always)
+        func run(_ subject: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            guard let first else { return 0 }
+            var bits = first.run(UnsafeRawBufferPointer(subject))
+            if automata.count > 1 {
+                for automaton in automata.dropFirst() { bits |= automaton.run(UnsafeRawBufferPointer(subject)) }
+            }
+            return bits
+        }
+
+        /// Whether every length rule passes.
+        @inline(__always)
+        func lengthsPass(octets count: Int, codePoints: () -> Int) -> Bool {
+            octets.contains(count) && (self.codePoints == 0...Int.max || self.codePoints.contains(codePoints()))
         }
     }
 
@@ -129,24 +198,27 @@ final class EmailEngine: Sendable {
     /// Per rule, how a per-address subject decides it.
     private let deciders: [Decider]
     /// Per rule, its violation when that does not depend on the value (a must-match rule's; a
-    /// must-not-match rule's whose every match is the same text), else nil.
-    private let fixedViolations: [Violation?]
+    /// must-not-match rule's whose every match is the same text), else nil; and that violation
+    /// alone in an array (an address breaking one such rule costs no allocation).
+    fileprivate let fixedViolations: [Violation?]
+    fileprivate let fixedAlone: [[Violation]]
     /// Per rule, its Swift rule when it is one.
     private let swiftRules: [(any SubjectRule)?]
     /// Per rule, whether its `unless` names any rule.
     private let hasUnless: [Bool]
-    /// Per per-address source (``Source/rawValue``), how to tell that none of its rules fires.
-    private let quickChecks: [QuickCheck]
+    /// The per-address subjects' checks (nil when no rule reads the subject).
+    private let addressChecks: SubjectChecks?
+    private let localChecks: SubjectChecks?
+    private let asciiAddressChecks: SubjectChecks?
     /// The rules on `domain` and `ascii-domain`, in pack order.
     private let domainRules: [Int]
-    /// Per per-address source (``Source/rawValue``), the index of its automata in the plan.
-    private let automata: [Int?]
-    /// Whether any rule reads `ascii-address`.
-    private let readsASCIIAddress: Bool
+    /// Rule `i`'s `unless` as a bit set, when every rule has a bit (``ruleMasks``).
+    private let unlessMasks: [UInt64]
+    /// Whether rules are bit sets: at most 64 rules, each automaton bit (and prefilter bit) being
+    /// its rule's index. Then an address's candidate rules are one word, and only those are decided.
+    let ruleMasks: Bool
     let memo = BytesMemo<DomainOutcome>()
 
-    /// The per-address sources, in ``Source`` order.
-    private static let perAddress: [Source] = [.address, .localPart, .asciiAddress]
     /// Why the domain rules have no automata, as the plan says.
     static let perDomain = "decided once per distinct domain (memoized), with no automaton"
 
@@ -154,23 +226,29 @@ final class EmailEngine: Sendable {
     init?(_ compiled: CompiledRuleSet, asciiOnly: Bool) {
         var sources: [Source] = []
         var swiftRules: [(any SubjectRule)?] = []
-        for rule in compiled.rules {
+        var prefilters: [PatternPlan.ExtraPattern] = []
+        for (index, rule) in compiled.rules.enumerated() {
             guard let source = Source(rule.target) else { return nil }
             sources.append(source)
             if case let .swift(swiftRule) = rule.check {
                 guard let subjectRule = swiftRule as? any SubjectRule, subjectRule.subject == rule.target else { return nil }
                 swiftRules.append(subjectRule)
+                if source != .domain, let prefilter = subjectRule.prefilter {
+                    prefilters.append(.init(subject: rule.target, pattern: prefilter, use: .search, bit: index, prefilters: index))
+                }
             } else {
                 swiftRules.append(nil)
             }
         }
-        rules = CompiledRuleSet(field: .email, rules: compiled.rules,
+        rules = CompiledRuleSet(field: .email, rules: compiled.rules, extraPatterns: prefilters,
                                 leftOut: ["domain": Self.perDomain, "ascii-domain": Self.perDomain])
-        var automata = [Int?](repeating: nil, count: 3)
-        for (index, subject) in rules.patterns.subjects.enumerated() {
-            if let source = Source(subject.name), source != .domain { automata[source.rawValue] = index }
+        var prefilterBits = [Int: UInt64]()
+        for (extra, slot) in zip(prefilters, rules.patterns.extraSlots) {
+            // A prefilter PCRE2 would have to run alone filters nothing.
+            guard let slot else { continue }
+            if case .alone = slot.strategy { continue }
+            prefilterBits[extra.bit] = slot.bit
         }
-        self.automata = automata
         var deciders: [Decider] = []
         var fixedViolations: [Violation?] = []
         for (index, rule) in rules.rules.enumerated() {
@@ -200,59 +278,85 @@ final class EmailEngine: Sendable {
                     }
                 case let .length(unit, min, max): deciders.append(.length(octets: unit == .utf8Octets, min: min, max: max))
                 case .list: deciders.append(.byRule)
-                case .swift: deciders.append(.swift)
+                case .swift: deciders.append(.swift(prefilter: prefilterBits[index]))
                 }
             }
             fixedViolations.append(fixed)
         }
         self.deciders = deciders
-        var quickChecks = [QuickCheck](repeating: QuickCheck(), count: 3)
-        for (index, decider) in deciders.enumerated() where sources[index] != .domain {
-            let source = sources[index].rawValue
-            switch decider {
-            case let .automaton(bit, mustMatch):
-                if mustMatch { quickChecks[source].mustMatch |= bit } else { quickChecks[source].mustNotMatch |= bit }
-            case let .length(octets, min, max): quickChecks[source].allow(octets: octets, min: min, max: max)
-            case .prefilter, .byRule, .swift: quickChecks[source].others.append(index)
-            case .perDomain: break
-            }
-        }
-        self.quickChecks = quickChecks
         self.fixedViolations = fixedViolations
+        fixedAlone = fixedViolations.map { $0.map { [$0] } ?? [] }
         self.sources = sources
         self.swiftRules = swiftRules
         hasUnless = compiled.rules.map { !$0.unless.isEmpty }
         self.asciiOnly = asciiOnly
         domainRules = sources.indices.filter { sources[$0] == .domain }
-        readsASCIIAddress = sources.contains(.asciiAddress)
+        let plan = rules.patterns
+        /// The checks of the rules on `source`.
+        func checks(_ source: Source) -> SubjectChecks? {
+            let members = sources.indices.filter { sources[$0] == source }
+            guard !members.isEmpty else { return nil }
+            var firesWhenSet: UInt64 = 0, firesWhenClear: UInt64 = 0, prefilterBits: UInt64 = 0
+            var prefiltered: [Int] = [], others: [Int] = [], lengths: [Int] = []
+            var octets = 0...Int.max, codePoints = 0...Int.max
+            for index in members {
+                switch deciders[index] {
+                case let .automaton(bit, mustMatch):
+                    if mustMatch { firesWhenClear |= bit } else { firesWhenSet |= bit }
+                case let .prefilter(bit, false), let .swift(bit?):
+                    prefiltered.append(index)
+                    prefilterBits |= bit
+                case let .length(inOctets, min, max):
+                    lengths.append(index)
+                    // A low bound above a high one leaves no length: an empty range cannot be
+                    // built, so such a rule is decided one by one.
+                    let low = Swift.max(inOctets ? octets.lowerBound : codePoints.lowerBound, min ?? 0)
+                    let high = Swift.min(inOctets ? octets.upperBound : codePoints.upperBound, max ?? Int.max)
+                    guard low <= high else {
+                        others.append(index)
+                        continue
+                    }
+                    if inOctets { octets = low...high } else { codePoints = low...high }
+                case .prefilter, .byRule, .swift, .perDomain: others.append(index)
+                }
+            }
+            let automata = plan.subjects.first { Source($0.name) == source && source != .domain }?.patterns.automata ?? []
+            return SubjectChecks(automata: automata, firesWhenSet: firesWhenSet, firesWhenClear: firesWhenClear,
+                                 prefiltered: prefiltered, prefilterBits: prefilterBits, octets: octets,
+                                 codePoints: codePoints, others: others, lengths: lengths)
+        }
+        addressChecks = checks(.address)
+        localChecks = checks(.localPart)
+        asciiAddressChecks = checks(.asciiAddress)
+        ruleMasks = rules.rules.count <= 64
+            && plan.slots.enumerated().allSatisfy { index, slot in slot.map { $0.bit == 1 << UInt64(index) } ?? true }
+            && zip(prefilters, plan.extraSlots).allSatisfy { extra, slot in slot.map { $0.bit == 1 << UInt64(extra.bit) } ?? true }
+        unlessMasks = ruleMasks ? rules.rules.map { $0.unless.reduce(UInt64(0)) { $0 | 1 << UInt64($1) } } : []
     }
 
     /// Validates an address given as valid UTF-8.
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
-        var ats = 0
-        var at = 0
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "@") {
-            ats += 1
-            at = index
-        }
-        guard ats == 1 else { return decide(Subjects(address: bytes), domain: nil, normalize: normalize) }
+        guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, normalize: normalize) }
         let local = UnsafeBufferPointer(rebasing: bytes[..<at])
         let domain = memo.outcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome)
         if local.allSatisfy({ $0 < 0x80 }) {
-            return withASCIIAddress(local, domain) { asciiAddress in
-                decide(Subjects(address: bytes, local: local, nfcLocal: local, asciiAddress: asciiAddress),
-                       domain: domain, normalize: normalize)
-            }
+            return decide(Subjects(address: bytes, local: local, nfcLocal: local),
+                          domain: domain, normalize: normalize)
         }
         var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
         return subject.withUTF8 { subject in
             nfc.withUTF8 { nfc in
-                withASCIIAddress(nfc, domain) { asciiAddress in
-                    decide(Subjects(address: bytes, local: subject, nfcLocal: nfc, asciiAddress: asciiAddress),
-                           domain: domain, normalize: normalize)
-                }
+                decide(Subjects(address: bytes, local: subject, nfcLocal: nfc),
+                       domain: domain, normalize: normalize)
             }
         }
+    }
+
+    /// Where the address's only `@` is; nil when it has none or several.
+    private static func onlyAtSign(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = bytes.firstIndex(of: UInt8(ascii: "@")),
+              !bytes[(first + 1)...].contains(UInt8(ascii: "@")) else { return nil }
+        return first
     }
 
     /// The per-address subjects, as UTF-8 (nil when absent).
@@ -261,23 +365,47 @@ final class EmailEngine: Sendable {
         /// The `local-part` subject, and the NFC local part (the same bytes when ASCII).
         var local: UnsafeBufferPointer<UInt8>?
         var nfcLocal: UnsafeBufferPointer<UInt8>?
-        var asciiAddress: UnsafeBufferPointer<UInt8>?
+    }
 
-        subscript(source: Source) -> UnsafeBufferPointer<UInt8>? {
-            switch source {
-            case .address: address
-            case .localPart: local
-            case .asciiAddress: asciiAddress
-            case .domain: nil
+    /// Every rule in pack order, `unless` applied; the normalized forms when valid.
+    private func decide(_ subjects: Subjects, domain: DomainOutcome?, normalize: Bool) -> ValidationResult {
+        let violations: [Violation]
+        if ruleMasks {
+            violations = maskedViolations(subjects, domain)
+        } else if perAddressRulesPass(subjects, domain) {
+            violations = domain?.alone ?? []
+        } else {
+            violations = withASCIIAddress(subjects, domain) { ascii in
+                withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
+                    violated.initialize(repeating: false)
+                    return allViolations(subjects, ascii, domain, violated)
+                }
+            }
+        }
+        guard violations.isEmpty, normalize, let domain, let ascii = domain.ascii, let unicode = domain.unicode,
+              let nfcLocal = subjects.nfcLocal else { return ValidationResult(violations: violations) }
+        let normalized = Self.joined(nfcLocal, unicode)
+        guard nfcLocal.allSatisfy({ $0 < 0x80 }) else { return ValidationResult(violations: [], normalized: normalized) }
+        return ValidationResult(violations: [], normalized: normalized, asciiForm: unicode == ascii ? normalized : Self.joined(nfcLocal, ascii))
+    }
+
+    /// `local@domain`.
+    private static func joined(_ local: UnsafeBufferPointer<UInt8>, _ domain: String) -> String {
+        var domain = domain
+        return domain.withUTF8 { domain in
+            String(unsafeUninitializedCapacity: local.count + 1 + domain.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: local)
+                buffer[local.count] = UInt8(ascii: "@")
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[(local.count + 1)...]).initialize(fromContentsOf: domain)
+                return buffer.count
             }
         }
     }
 
-    /// Runs `body` with `local@ascii-domain` in a temporary buffer (nil when there is no ASCII
-    /// domain, or no rule reads it).
-    private func withASCIIAddress<R>(_ local: UnsafeBufferPointer<UInt8>, _ domain: DomainOutcome,
-                                     _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-        guard readsASCIIAddress, var ascii = domain.ascii else { return body(nil) }
+    /// Runs `body` with the `ascii-address` subject, `nfcLocal@ascii-domain`, in a temporary
+    /// buffer (nil when absent or no rule reads it).
+    private func withASCIIAddress<R>(_ subjects: Subjects, _ domain: DomainOutcome?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard asciiAddressChecks != nil, let local = subjects.nfcLocal, var ascii = domain?.ascii else { return body(nil) }
         return ascii.withUTF8 { ascii in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: local.count + 1 + ascii.count) { buffer in
                 _ = buffer.initialize(fromContentsOf: local)
@@ -288,98 +416,146 @@ final class EmailEngine: Sendable {
         }
     }
 
-    /// Every rule in pack order, `unless` applied; the normalized forms when valid.
-    private func decide(_ subjects: Subjects, domain: DomainOutcome?, normalize: Bool) -> ValidationResult {
-        var bits = SubjectBits()
-        for source in Self.perAddress {
-            guard let automaton = automata[source.rawValue], let bytes = subjects[source] else { continue }
-            bits[source] = rules.patterns.subjects[automaton].patterns.run(UnsafeRawBufferPointer(bytes))
+    /// The violations, deciding only the rules that may fire (``ruleMasks``).
+    private func maskedViolations(_ subjects: Subjects, _ domain: DomainOutcome?) -> [Violation] {
+        var candidates = domain?.firedMask ?? 0
+        var addressBits: UInt64 = 0, localBits: UInt64 = 0
+        if let addressChecks {
+            let address = subjects.address
+            addressBits = addressChecks.run(address)
+            candidates |= addressChecks.candidates(addressBits, octets: address.count) { Self.codePoints(address) }
         }
-        let clean = perAddressRulesPass(subjects, bits)
-        let violations: [Violation]
-        if clean, domain?.fired.isEmpty ?? true {
-            violations = []
-        } else {
-            violations = withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
-                violated.initialize(repeating: false)
-                return clean ? domainViolations(domain, violated) : allViolations(subjects, bits, domain, violated)
+        if let localChecks, let local = subjects.local {
+            localBits = localChecks.run(local)
+            candidates |= localChecks.candidates(localBits, octets: local.count) { Self.codePoints(local) }
+        }
+        var readsASCIIAddress = false
+        if let asciiAddressChecks, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount {
+            if asciiAddressChecks.readsLengthsOnly {
+                // `local@ascii-domain` without building it: the ASCII domain has a code point per byte.
+                if !asciiAddressChecks.lengthsPass(octets: local.count + 1 + domainCount, codePoints: { Self.codePoints(local) + 1 + domainCount }) {
+                    candidates |= asciiAddressChecks.lengthMask
+                }
+            } else {
+                readsASCIIAddress = true
             }
         }
-        guard violations.isEmpty, normalize, let domain, let ascii = domain.ascii, let unicode = domain.unicode,
-              let nfcLocal = subjects.nfcLocal else { return ValidationResult(violations: violations) }
-        let local = String(decoding: nfcLocal, as: UTF8.self)
-        let normalized = local + "@" + unicode
-        let asciiForm = nfcLocal.allSatisfy { $0 < 0x80 } ? (unicode == ascii ? normalized : local + "@" + ascii) : nil
-        return ValidationResult(violations: [], normalized: normalized, asciiForm: asciiForm)
+        guard candidates != 0 || readsASCIIAddress else { return [] }
+        guard readsASCIIAddress || candidates & (asciiAddressChecks?.ruleMask ?? 0) != 0 else {
+            return violations(candidates, subjects, domain, addressBits, localBits, nil, 0)
+        }
+        return withASCIIAddress(subjects, domain) { asciiAddress in
+            var asciiBits: UInt64 = 0
+            if let asciiAddressChecks, let asciiAddress, readsASCIIAddress {
+                asciiBits = asciiAddressChecks.run(asciiAddress)
+                candidates |= asciiAddressChecks.candidates(asciiBits, octets: asciiAddress.count) { Self.codePoints(asciiAddress) }
+            }
+            return violations(candidates, subjects, domain, addressBits, localBits, asciiAddress, asciiBits)
+        }
+    }
+
+    /// The violations of the `candidates` rules, in pack order, `unless` applied (``ruleMasks``).
+    private func violations(_ candidates: UInt64, _ subjects: Subjects, _ domain: DomainOutcome?, _ addressBits: UInt64,
+                            _ localBits: UInt64, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ asciiBits: UInt64) -> [Violation] {
+        var candidates = candidates
+        var found = ViolationList()
+        var violated: UInt64 = 0
+        var nextDomainRule = 0
+        while candidates != 0 {
+            let index = candidates.trailingZeroBitCount
+            candidates &= candidates - 1
+            let verdict: Verdict
+            switch sources[index] {
+            case .domain:
+                guard let fired = domain?.fired else { continue }
+                while fired[nextDomainRule].rule != index { nextDomainRule += 1 }
+                verdict = .worded(fired[nextDomainRule].violation)
+            case .address: verdict = self.verdict(index, subjects.address, addressBits)
+            case .localPart: verdict = subjects.local.map { self.verdict(index, $0, localBits) } ?? .passes
+            case .asciiAddress: verdict = asciiAddress.map { self.verdict(index, $0, asciiBits) } ?? .passes
+            }
+            if verdict.passes || unlessMasks[index] & violated != 0 { continue }
+            violated |= 1 << UInt64(index)
+            found.add(index, verdict, self)
+        }
+        return found.result(self)
     }
 
     /// Whether no rule on a per-address subject fires.
-    private func perAddressRulesPass(_ subjects: Subjects, _ bits: SubjectBits) -> Bool {
-        for source in Self.perAddress {
-            guard let subject = subjects[source] else { continue }
-            let check = quickChecks[source.rawValue]
-            let outcome = bits[source]
-            if (outcome & check.mustNotMatch) | (~outcome & check.mustMatch) != 0 || !check.lengthsPass(subject) { return false }
-            for index in check.others where evaluate(index, subject, outcome) != nil { return false }
+    private func perAddressRulesPass(_ subjects: Subjects, _ domain: DomainOutcome?) -> Bool {
+        if let addressChecks, !passes(addressChecks, subjects.address) { return false }
+        if let localChecks, let local = subjects.local, !passes(localChecks, local) { return false }
+        guard let asciiAddressChecks, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount else { return true }
+        guard asciiAddressChecks.readsLengthsOnly else { return withASCIIAddress(subjects, domain) { passes(asciiAddressChecks, $0!) } }
+        // `local@ascii-domain` without building it: the ASCII domain has a code point per byte.
+        return asciiAddressChecks.lengthsPass(octets: local.count + 1 + domainCount) { Self.codePoints(local) + 1 + domainCount }
+    }
+
+    /// Whether no rule of `checks` fires on `subject`.
+    private func passes(_ checks: SubjectChecks, _ subject: UnsafeBufferPointer<UInt8>) -> Bool {
+        let bits = checks.run(subject)
+        guard (bits & checks.firesWhenSet) | (~bits & checks.firesWhenClear) == 0,
+              checks.lengthsPass(octets: subject.count, codePoints: { Self.codePoints(subject) }) else { return false }
+        if bits & checks.prefilterBits != 0 {
+            for index in checks.prefiltered where !verdict(index, subject, bits).passes { return false }
         }
+        for index in checks.others where !verdict(index, subject, bits).passes { return false }
         return true
     }
 
-    /// The violations when only domain rules fire: theirs, `unless` applied.
-    private func domainViolations(_ domain: DomainOutcome?, _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
-        var violations: [Violation] = []
-        for (index, violation) in domain?.fired ?? [] {
-            if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
-            violations.append(violation)
-            violated[index] = true
-        }
-        return violations
+    private static func codePoints(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        bytes.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
     }
 
     /// Every rule in pack order, `unless` applied.
-    private func allViolations(_ subjects: Subjects, _ bits: SubjectBits, _ domain: DomainOutcome?,
+    private func allViolations(_ subjects: Subjects, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ domain: DomainOutcome?,
                                _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
-        var violations: [Violation] = []
+        let addressBits = addressChecks?.run(subjects.address) ?? 0
+        let localBits = subjects.local.flatMap { localChecks?.run($0) } ?? 0
+        let asciiBits = asciiAddress.flatMap { asciiAddressChecks?.run($0) } ?? 0
+        var found = ViolationList()
         var nextDomainRule = 0
         for index in rules.rules.indices {
-            var violation: Violation?
-            let source = sources[index]
-            if source == .domain {
+            var verdict = Verdict.passes
+            switch sources[index] {
+            case .domain:
                 guard let fired = domain?.fired, nextDomainRule < fired.count, fired[nextDomainRule].rule == index else { continue }
-                violation = fired[nextDomainRule].violation
+                verdict = .worded(fired[nextDomainRule].violation)
                 nextDomainRule += 1
+            case .address: verdict = self.verdict(index, subjects.address, addressBits)
+            case .localPart: if let local = subjects.local { verdict = self.verdict(index, local, localBits) }
+            case .asciiAddress: if let asciiAddress { verdict = self.verdict(index, asciiAddress, asciiBits) }
             }
+            if verdict.passes { continue }
             if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
-            if source != .domain, let subject = subjects[source] {
-                violation = evaluate(index, subject, bits[source])
-            }
-            if let violation {
-                violations.append(violation)
-                violated[index] = true
-            }
+            violated[index] = true
+            found.add(index, verdict, self)
         }
-        return violations
+        return found.result(self)
     }
 
-    /// Rule `index`'s violation by a per-address subject, given its automaton outcome `bits`.
-    private func evaluate(_ index: Int, _ subject: UnsafeBufferPointer<UInt8>, _ bits: UInt64) -> Violation? {
+    /// What rule `index` makes of a per-address subject, given its automaton outcome `bits`.
+    private func verdict(_ index: Int, _ subject: UnsafeBufferPointer<UInt8>, _ bits: UInt64) -> Verdict {
         switch deciders[index] {
         case let .automaton(bit, mustMatch):
-            guard (bits & bit != 0) != mustMatch else { return nil }
-            return fixedViolations[index] ?? rules.rules[index].knownPatternViolation(input(index, subject))
+            guard (bits & bit != 0) != mustMatch else { return .passes }
+            if fixedViolations[index] != nil { return .fixed }
+            return .worded(rules.rules[index].knownPatternViolation(input(index, subject)))
         case let .prefilter(bit, mustMatch):
             // The approximation matches whatever the pattern matches.
-            guard bits & bit != 0 else { return mustMatch ? fixedViolations[index] : nil }
-            return rules.rules[index].evaluate(input(index, subject))
+            guard bits & bit != 0 else { return mustMatch ? .fixed : .passes }
+            return Verdict(rules.rules[index].evaluate(input(index, subject)))
         case .byRule:
-            return rules.rules[index].evaluate(input(index, subject))
+            return Verdict(rules.rules[index].evaluate(input(index, subject)))
         case let .length(octets, min, max):
-            let length = octets ? subject.count : subject.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
-            return rules.rules[index].lengthViolation(length, min: min, max: max)
-        case .swift:
-            return swiftRules[index]?.check(subject: subject, asciiOnly: asciiOnly).map(rules.rules[index].swiftViolation)
+            let length = octets ? subject.count : Self.codePoints(subject)
+            guard length < (min ?? 0) || length > (max ?? Int.max) else { return .passes }
+            return Verdict(rules.rules[index].lengthViolation(length, min: min, max: max))
+        case let .swift(prefilter):
+            if let prefilter, bits & prefilter == 0 { return .passes }
+            return Verdict(swiftRules[index]?.check(subject: subject, asciiOnly: asciiOnly).map(rules.rules[index].swiftViolation))
         case .perDomain:
-            return nil
+            return .passes
         }
     }
 
@@ -396,8 +572,14 @@ final class EmailEngine: Sendable {
         if let ascii { subjects.append(("ascii-domain", ascii)) }
         let input = FieldInput(field: .email, raw: "", subjectList: subjects, asciiOnly: asciiOnly)
         let fired = domainRules.compactMap { index in rules.rules[index].evaluate(input).map { (rule: index, violation: $0) } }
+        var alone: [Violation] = []
+        var firing = Set<Int>()
+        for (index, violation) in fired where !rules.rules[index].unless.contains(where: firing.contains) {
+            alone.append(violation)
+            firing.insert(index)
+        }
         let unicode = ascii.map { ascii in ascii.contains("xn--") ? ((try? IDNA.toUnicode(ascii)) ?? ascii) : ascii }
-        return DomainOutcome(fired: fired, ascii: ascii, unicode: unicode)
+        return DomainOutcome(fired: fired, alone: alone, ascii: ascii, unicode: unicode)
     }
 }
 

@@ -205,6 +205,11 @@ enum EmailRules {
     final class UnsafeCharacters: SubjectRule {
         let name = "email.unsafe-characters"
         let subject = "address"
+        /// Any character but printable ASCII and the Latin-1 and Latin Extended-A characters that
+        /// are never unsafe, even first (no control, format, separator or mark: all but U+00AD
+        /// SOFT HYPHEN from U+00A1 on). A small class keeps the subject's automaton small;
+        /// `SubjectRulePrefilterTests` checks it against ``isUnsafe(_:atStart:)``.
+        let prefilter: String? = #"[^!-~\x{A1}-\x{AC}\x{AE}-\x{17F}]"#
 
         func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
             // In ASCII only C0 controls, SPACE and DEL are unsafe.
@@ -222,6 +227,8 @@ enum EmailRules {
     final class OneAtSign: SubjectRule {
         let name = "email.one-at-sign"
         let subject = "address"
+        /// No `@`, or two.
+        let prefilter: String? = #"\A[^@]*\z|@[^@]*@"#
 
         func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
             var count = 0
@@ -234,6 +241,8 @@ enum EmailRules {
     final class ASCIIOnly: SubjectRule {
         let name = "email.ascii-only"
         let subject = "local-part"
+        /// Any non-ASCII character.
+        let prefilter: String? = #"[^\x00-\x7F]"#
 
         func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
             guard asciiOnly, !bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
