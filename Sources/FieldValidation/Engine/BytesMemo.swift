@@ -6,7 +6,7 @@ import Foundation
 /// Real exports repeat a few domains heavily, so IDNA (libidn2) and the domain rules run once per
 /// domain instead of once per address. At most ``capacity`` keys are kept; when full, the memo
 /// is emptied and refills with the keys in use.
-final class BytesMemo<Value: Sendable>: @unchecked Sendable {
+final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
     // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
     // read or written with `lock` held.
 
@@ -23,7 +23,9 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
     /// Entry `i`'s key is `keys[i * maxKeyBytes ..< i * maxKeyBytes + keyCounts[i]]`.
     private let keyCounts = UnsafeMutablePointer<Int>.allocate(capacity: BytesMemo.capacity)
     private let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: BytesMemo.capacity * BytesMemo.maxKeyBytes)
-    private let outcomes = UnsafeMutablePointer<Value?>.allocate(capacity: BytesMemo.capacity)
+    /// Entry `i`'s value, retained by the memo (released when emptied, and in `deinit`): a
+    /// lookup copies one reference, with no generic optional to copy and destroy.
+    private let outcomes = UnsafeMutablePointer<Unmanaged<Value>>.allocate(capacity: BytesMemo.capacity)
     /// How many entries are in use.
     private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
 
@@ -31,12 +33,11 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
         slots.initialize(repeating: 0, count: Self.slotCount)
         hashes.initialize(repeating: 0, count: Self.capacity)
         keyCounts.initialize(repeating: 0, count: Self.capacity)
-        outcomes.initialize(repeating: nil, count: Self.capacity)
         count.initialize(to: 0)
     }
 
     deinit {
-        outcomes.deinitialize(count: Self.capacity)
+        releaseAll()
         for pointer in [UnsafeMutableRawPointer(slots), UnsafeMutableRawPointer(hashes), UnsafeMutableRawPointer(keyCounts),
                         UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(outcomes), UnsafeMutableRawPointer(count)] {
             pointer.deallocate()
@@ -49,7 +50,10 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
             return compute(String(decoding: domain, as: UTF8.self))
         }
         let hash = Self.hash(UnsafeRawPointer(base), domain.count)
-        if let known = lock.withLock({ find(base, domain.count, hash: hash).outcome }) { return known }
+        lock.lock()
+        let known = find(base, domain.count, hash: hash).outcome?.takeUnretainedValue()
+        lock.unlock()
+        if let known { return known }
         // Computed outside the lock: two threads may both compute a new domain, harmlessly.
         let outcome = compute(String(decoding: domain, as: UTF8.self))
         lock.withLock {
@@ -58,7 +62,7 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
             if count.pointee >= Self.capacity {
                 // Full: start again with the domains in use.
                 slots.update(repeating: 0, count: Self.slotCount)
-                outcomes.update(repeating: nil, count: Self.capacity)
+                releaseAll()
                 count.pointee = 0
                 (found, slot) = find(base, domain.count, hash: hash)
             }
@@ -67,10 +71,15 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
             hashes[entry] = hash
             keyCounts[entry] = domain.count
             (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
-            outcomes[entry] = outcome
+            outcomes[entry] = Unmanaged.passRetained(outcome)
             slots[slot] = Int32(entry + 1)
         }
         return outcome
+    }
+
+    /// Releases every entry's value. Call with `lock` held, or from `deinit`.
+    private func releaseAll() {
+        for entry in 0..<count.pointee { outcomes[entry].release() }
     }
 
     /// A 64-bit hash of `count` bytes at `bytes`, eight at a time.
@@ -90,7 +99,7 @@ final class BytesMemo<Value: Sendable>: @unchecked Sendable {
     }
 
     /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
-    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Value?, slot: Int) {
+    private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Unmanaged<Value>?, slot: Int) {
         let mask = Self.slotCount - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {

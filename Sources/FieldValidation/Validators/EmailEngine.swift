@@ -1,3 +1,4 @@
+import Foundation
 import IDNA
 import PatternAutomata
 
@@ -133,8 +134,10 @@ final class EmailEngine: Sendable {
         let prefiltered: [Int]
         let prefilterBits: UInt64
         /// The lengths every length rule on the subject allows, in octets and in code points.
-        let octets: ClosedRange<Int>
-        let codePoints: ClosedRange<Int>
+        let octets: (low: Int, high: Int)
+        let codePoints: (low: Int, high: Int)
+        /// Whether some length rule counts code points.
+        let countsCodePoints: Bool
         /// The other rules on the subject, decided one by one (PCRE2 alone, lists, Swift rules
         /// with no prefilter, must-match prefilters).
         let others: [Int]
@@ -145,7 +148,7 @@ final class EmailEngine: Sendable {
         let ruleMask: UInt64
 
         init(automata: [ByteAutomaton], firesWhenSet: UInt64, firesWhenClear: UInt64, prefiltered: [Int],
-             prefilterBits: UInt64, octets: ClosedRange<Int>, codePoints: ClosedRange<Int>, others: [Int], lengths: [Int]) {
+             prefilterBits: UInt64, octets: (low: Int, high: Int), codePoints: (low: Int, high: Int), others: [Int], lengths: [Int]) {
             self.automata = automata
             first = automata.first
             self.firesWhenSet = firesWhenSet
@@ -154,6 +157,7 @@ final class EmailEngine: Sendable {
             self.prefilterBits = prefilterBits
             self.octets = octets
             self.codePoints = codePoints
+            countsCodePoints = codePoints != (0, Int.max)
             self.others = others
             lengthMask = lengths.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
             othersMask = others.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
@@ -186,7 +190,10 @@ final class EmailEngine: Sendable {
         /// Whether every length rule passes.
         @inline(__always)
         func lengthsPass(octets count: Int, codePoints: () -> Int) -> Bool {
-            octets.contains(count) && (self.codePoints == 0...Int.max || self.codePoints.contains(codePoints()))
+            guard count >= octets.low && count <= octets.high else { return false }
+            guard countsCodePoints else { return true }
+            let count = codePoints()
+            return count >= self.codePoints.low && count <= self.codePoints.high
         }
     }
 
@@ -207,9 +214,11 @@ final class EmailEngine: Sendable {
     /// Per rule, whether its `unless` names any rule.
     private let hasUnless: [Bool]
     /// The per-address subjects' checks (nil when no rule reads the subject).
-    private let addressChecks: SubjectChecks?
-    private let localChecks: SubjectChecks?
-    private let asciiAddressChecks: SubjectChecks?
+    /// Read without reference counting: ``subjectChecks`` keeps them alive.
+    private unowned(unsafe) let addressChecks: SubjectChecks?
+    private unowned(unsafe) let localChecks: SubjectChecks?
+    private unowned(unsafe) let asciiAddressChecks: SubjectChecks?
+    private let subjectChecks: [SubjectChecks]
     /// The rules on `domain` and `ascii-domain`, in pack order.
     private let domainRules: [Int]
     /// Rule `i`'s `unless` as a bit set, when every rule has a bit (``ruleMasks``).
@@ -298,7 +307,7 @@ final class EmailEngine: Sendable {
             guard !members.isEmpty else { return nil }
             var firesWhenSet: UInt64 = 0, firesWhenClear: UInt64 = 0, prefilterBits: UInt64 = 0
             var prefiltered: [Int] = [], others: [Int] = [], lengths: [Int] = []
-            var octets = 0...Int.max, codePoints = 0...Int.max
+            var octets = (low: 0, high: Int.max), codePoints = (low: 0, high: Int.max)
             for index in members {
                 switch deciders[index] {
                 case let .automaton(bit, mustMatch):
@@ -308,15 +317,15 @@ final class EmailEngine: Sendable {
                     prefilterBits |= bit
                 case let .length(inOctets, min, max):
                     lengths.append(index)
-                    // A low bound above a high one leaves no length: an empty range cannot be
-                    // built, so such a rule is decided one by one.
-                    let low = Swift.max(inOctets ? octets.lowerBound : codePoints.lowerBound, min ?? 0)
-                    let high = Swift.min(inOctets ? octets.upperBound : codePoints.upperBound, max ?? Int.max)
+                    // A low bound above a high one leaves no length: such a rule is decided one
+                    // by one, so that the bounds stay a range.
+                    let low = Swift.max(inOctets ? octets.low : codePoints.low, min ?? 0)
+                    let high = Swift.min(inOctets ? octets.high : codePoints.high, max ?? Int.max)
                     guard low <= high else {
                         others.append(index)
                         continue
                     }
-                    if inOctets { octets = low...high } else { codePoints = low...high }
+                    if inOctets { octets = (low, high) } else { codePoints = (low, high) }
                 case .prefilter, .byRule, .swift, .perDomain: others.append(index)
                 }
             }
@@ -325,9 +334,11 @@ final class EmailEngine: Sendable {
                                  prefiltered: prefiltered, prefilterBits: prefilterBits, octets: octets,
                                  codePoints: codePoints, others: others, lengths: lengths)
         }
-        addressChecks = checks(.address)
-        localChecks = checks(.localPart)
-        asciiAddressChecks = checks(.asciiAddress)
+        let address = checks(.address), local = checks(.localPart), asciiAddress = checks(.asciiAddress)
+        subjectChecks = [address, local, asciiAddress].compactMap { $0 }
+        addressChecks = address
+        localChecks = local
+        asciiAddressChecks = asciiAddress
         ruleMasks = rules.rules.count <= 64
             && plan.slots.enumerated().allSatisfy { index, slot in slot.map { $0.bit == 1 << UInt64(index) } ?? true }
             && zip(prefilters, plan.extraSlots).allSatisfy { extra, slot in slot.map { $0.bit == 1 << UInt64(extra.bit) } ?? true }
@@ -354,9 +365,9 @@ final class EmailEngine: Sendable {
 
     /// Where the address's only `@` is; nil when it has none or several.
     private static func onlyAtSign(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let first = bytes.firstIndex(of: UInt8(ascii: "@")),
-              !bytes[(first + 1)...].contains(UInt8(ascii: "@")) else { return nil }
-        return first
+        guard let base = bytes.baseAddress, let at = memchr(base, Int32(UInt8(ascii: "@")), bytes.count) else { return nil }
+        let first = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(at))
+        return memchr(at + 1, Int32(UInt8(ascii: "@")), bytes.count - first - 1) == nil ? first : nil
     }
 
     /// The per-address subjects, as UTF-8 (nil when absent).
