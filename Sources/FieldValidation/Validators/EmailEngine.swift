@@ -404,13 +404,17 @@ final class EmailEngine: Sendable {
     private static func joined(_ local: UnsafeBufferPointer<UInt8>, _ domain: String) -> String {
         var domain = domain
         return domain.withUTF8 { domain in
-            String(unsafeUninitializedCapacity: local.count + 1 + domain.count) { buffer in
-                _ = buffer.initialize(fromContentsOf: local)
-                buffer[local.count] = UInt8(ascii: "@")
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[(local.count + 1)...]).initialize(fromContentsOf: domain)
-                return buffer.count
-            }
+            String(unsafeUninitializedCapacity: local.count + 1 + domain.count) { write(local, domain, to: $0) }
         }
+    }
+
+    /// Writes `local@domain` to `buffer`, which holds exactly that many bytes; returns its count.
+    private static func write(_ local: UnsafeBufferPointer<UInt8>, _ domain: UnsafeBufferPointer<UInt8>,
+                              to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        _ = buffer.initialize(fromContentsOf: local)
+        buffer[local.count] = UInt8(ascii: "@")
+        _ = UnsafeMutableBufferPointer(rebasing: buffer[(local.count + 1)...]).initialize(fromContentsOf: domain)
+        return buffer.count
     }
 
     /// Runs `body` with the `ascii-address` subject, `nfcLocal@ascii-domain`, in a temporary
@@ -419,9 +423,7 @@ final class EmailEngine: Sendable {
         guard asciiAddressChecks != nil, let local = subjects.nfcLocal, var ascii = domain?.ascii else { return body(nil) }
         return ascii.withUTF8 { ascii in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: local.count + 1 + ascii.count) { buffer in
-                _ = buffer.initialize(fromContentsOf: local)
-                buffer[local.count] = UInt8(ascii: "@")
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[(local.count + 1)...]).initialize(fromContentsOf: ascii)
+                _ = Self.write(local, ascii, to: buffer)
                 return body(UnsafeBufferPointer(buffer))
             }
         }
