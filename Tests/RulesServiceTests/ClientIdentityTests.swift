@@ -128,14 +128,13 @@ struct ClientIdentityTests {
     @Test("behind a trusted proxy: one bucket per client and one per user; IPv6 per /64", .timeLimit(.minutes(2)))
     func bucketsBehindAProxy() async throws {
         var harness = try await ServiceHarness(lookupsPerSecond: 2)
-        harness.configuration.port = 0
         harness.configuration.trustedProxies = [try #require(IPNetwork(cidr: "127.0.0.0/8")), try #require(IPNetwork(cidr: "::1"))]
-        try await RulesServer.application(harness.configuration, logger: harness.logs.logger).test(.live) { client in
+        try await harness.live { client in
             // u1 spends its two tokens from two clients; a third client cannot claim for u1.
             #expect(try await client.execute(uri: "/v1/names/name.one/claim", method: .post, headers: Self.from("203.0.113.1", user: "u1")).status == .ok)
             #expect(try await client.execute(uri: "/v1/names/name.one/claim", method: .delete, headers: Self.from("203.0.113.2", user: "u1")).status == .ok)
             let perUser = try await client.execute(uri: "/v1/names/name.one/claim", method: .post, headers: Self.from("203.0.113.3", user: "u1"))
-            #expect(perUser.status == .tooManyRequests && perUser.errorCode == "API1501", "\(String(buffer: perUser.body))")
+            #expect(perUser.status == .tooManyRequests && perUser.errorCode == "API1501", "\(perUser.text)")
             // Another user from a fresh client is not affected.
             #expect(try await client.execute(uri: "/v1/names/name.two/claim", method: .post, headers: Self.from("203.0.113.4", user: "u2")).status == .ok)
             // Per client: 203.0.113.5 has two lookups, then none; its /32 neighbour has its own.
@@ -154,9 +153,8 @@ struct ClientIdentityTests {
 
     @Test("without --trusted-proxy, X-Forwarded-For is ignored: every request is its peer's", .timeLimit(.minutes(2)))
     func untrustedHeadersAreIgnored() async throws {
-        var harness = try await ServiceHarness(lookupsPerSecond: 2)
-        harness.configuration.port = 0
-        try await RulesServer.application(harness.configuration, logger: harness.logs.logger).test(.live) { client in
+        let harness = try await ServiceHarness(lookupsPerSecond: 2)
+        try await harness.live { client in
             for (index, spoofed) in ["203.0.113.1", "203.0.113.2", "203.0.113.3"].enumerated() {
                 let answer = try await client.execute(uri: "/v1/names/abc", method: .get, headers: [Self.xForwardedFor: spoofed])
                 #expect(answer.status == (index < 2 ? .ok : .tooManyRequests), "\(spoofed)")

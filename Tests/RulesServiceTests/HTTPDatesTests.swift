@@ -13,9 +13,8 @@ struct HTTPDatesTests {
 
     @Test("every answer carries a Date header", .timeLimit(.minutes(2)))
     func answersCarryADate() async throws {
-        var harness = try await ServiceHarness()
-        harness.configuration.port = 0
-        try await RulesServer.application(harness.configuration, logger: harness.logs.logger).test(.live) { client in
+        let harness = try await ServiceHarness()
+        try await harness.live { client in
             let answer = try await client.execute(uri: "/healthz", method: .get)
             let date = try #require(answer.headers[.date])
             #expect(date.hasSuffix(" GMT") && date.count == 29, "\(date)")

@@ -45,10 +45,9 @@ struct HostileRequestTests {
     /// A `raw` case: its bytes to a live service on 127.0.0.1, one answer in the error shape
     /// back, then `/healthz` on a new connection.
     func answerOnTheWire(_ hostile: HostileRequestCase, _ bytes: Data) async throws {
-        var harness = try await ServiceHarness()
-        harness.configuration.port = 0
-        try await RulesServer.application(harness.configuration, logger: harness.logs.logger).test(.live) { client in
-            let port = try #require(client.port)
+        let harness = try await ServiceHarness()
+        try await harness.live { client in
+            let port = client.port
             let answer = RawResponse(try await RawConnection.exchange(port: port, Array(bytes)))
             #expect(answer.status == hostile.status, "\(hostile.id): \(hostile.why)\n\(answer.text.prefix(600))")
             #expect(answer.count == 1, "\(hostile.id): exactly one answer")

@@ -119,6 +119,53 @@ struct ServiceHarness {
     func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         try await RulesServer.application(configuration, logger: logs.logger).test(.router, body)
     }
+
+    /// Runs `body` against the service listening on a free loopback port, run by its own
+    /// `run()` as `validate serve` runs it, then stops it.
+    ///
+    /// Not Hummingbird's `.test(.live)`: that wraps the application in one whose `run()` is
+    /// Hummingbird's stock one, which writes Hummingbird's `Date` header instead of the service's
+    /// and runs the per-second date service whose swift-async-algorithms `merge` can wedge a
+    /// thread on its own lock (``ServiceApplication``); a whole test run once hung there.
+    func live<Value: Sendable>(_ body: @Sendable (LiveClient) async throws -> Value) async throws -> Value {
+        var configuration = configuration
+        configuration.port = 0
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let app = try RulesServer.application(configuration, logger: logs.logger) { port in
+            listening.yield(port)
+            listening.finish()
+        }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(20)))
+            client.connect()
+            do {
+                let value = try await body(LiveClient(client: client, port: port))
+                try await client.shutdown()
+                return value
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+        }
+    }
+}
+
+/// A client of a live service (``ServiceHarness/live(_:)``).
+struct LiveClient: Sendable {
+    let client: TestClient
+    /// The port the service listens on, on 127.0.0.1.
+    let port: Int
+
+    /// Sends one request on the client's keep-alive connection.
+    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil) async throws -> TestClient.Response {
+        var headers = headers
+        headers[.connection] = "keep-alive"
+        return try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
+    }
 }
 
 extension TestClientProtocol {
@@ -137,10 +184,22 @@ extension TestClientProtocol {
     }
 }
 
-extension TestResponse {
+/// An answer of the service, in-process or live.
+protocol ServiceAnswer {
     /// The body as text.
-    var text: String { String(buffer: body) }
+    var text: String { get }
+}
 
+extension TestResponse: ServiceAnswer {
+    var text: String { String(buffer: body) }
+}
+
+extension TestClient.Response: ServiceAnswer {
+    var text: String { body.map { String(buffer: $0) } ?? "" }
+    var headers: HTTPFields { head.headerFields }
+}
+
+extension ServiceAnswer {
     /// The body as a JSON object.
     var object: [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
