@@ -1,5 +1,6 @@
 // `validate rules verify`: prove properties of rules or find a request that breaks them.
 import ArgumentParser
+import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
@@ -40,10 +41,25 @@ struct RulesVerifyCommand: ParsableCommand {
     func run() throws {
         // Load every file and compile its rules first: report all problems, decide nothing.
         var loaded: [(PropertyFile, Program)] = []
+        var loadedDatabase: [(DatabasePropertyFile, DatabaseProgram)] = []
+        var order: [Bool] = []
         var problems = 0
         var sarif: [SARIFResult] = []
         for path in properties {
             do {
+                if DatabasePropertyFileLoader.isDatabase(path: path) {
+                    let file = try DatabasePropertyFileLoader.load(path: path)
+                    guard case .database(let program) = try RulesLoader.load(path: file.rulesPath, namedIn: path) else {
+                        let message = "`service` is `database` but `\(file.rulesPath)` is not a database.rules.json file"
+                        writeError("\(path): \(message)")
+                        sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
+                        problems += 1
+                        continue
+                    }
+                    loadedDatabase.append((file, program))
+                    order.append(true)
+                    continue
+                }
                 let file = try PropertyFileLoader.load(path: path)
                 let program = try RulesLoader.loadProgram(path: file.rulesPath, namedIn: path)
                 let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
@@ -55,6 +71,7 @@ struct RulesVerifyCommand: ParsableCommand {
                     continue
                 }
                 loaded.append((file, program))
+                order.append(false)
             } catch let error as PropertyFileError {
                 writeError(error.description)
                 sarif.append(Self.sarifResult(error, path: path))
@@ -70,11 +87,23 @@ struct RulesVerifyCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let verifier = RulesVerifier(timeout: timeout)
+        let databaseVerifier = DatabaseVerifier(timeout: timeout)
         var failed = 0
         var total = 0
-        for (file, program) in loaded {
-            for property in file.properties {
-                let result = verifier.verify(property, in: file, program: program)
+        var nextSecurity = loaded.makeIterator(), nextDatabase = loadedDatabase.makeIterator()
+        for isDatabase in order {
+            let results: [PropertyResult]
+            let filePath: String
+            if isDatabase, let (file, program) = nextDatabase.next() {
+                filePath = file.path
+                results = file.properties.map { databaseVerifier.verify($0, in: file, program: program) }
+            } else if let (file, program) = nextSecurity.next() {
+                filePath = file.path
+                results = file.properties.map { verifier.verify($0, in: file, program: program) }
+            } else {
+                continue
+            }
+            for result in results {
                 total += 1
                 if !result.passed { failed += 1 }
                 switch format {
@@ -83,7 +112,7 @@ struct RulesVerifyCommand: ParsableCommand {
                 case .sarif:
                     guard !result.passed else { break }
                     let code = VerificationReport.failureCode(result)
-                    sarif.append(SARIFResult(code: code, level: .error, message: VerificationReport.failureMessage(result), file: file.path,
+                    sarif.append(SARIFResult(code: code, level: .error, message: VerificationReport.failureMessage(result), file: filePath,
                                              line: result.property.location.line, column: result.property.location.column))
                 }
             }
