@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(name: "RulesVerificationTests", dependencies: [
             // RulesTesting's runner decides cases the differential tests compare with the verifier.
             "RulesVerification", "RulesLanguage", "RulesCases", "RulesLinting", "RulesTesting", "RulesPatterns", "RulesTestSupport",
-            "FieldValidation",
+            "FieldValidation", "DatabaseRules", "RulesLoading", "Diagnostics",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",
