@@ -53,7 +53,7 @@ extension DatabaseExpressionEncoder {
         case "child":
             guard let text = literalText(arguments.first) else {
                 // The argument's own errors are not modelled: the lookup is unconstrained.
-                abstractions.append("`child()` with a computed key at \(here)")
+                abstractions.append(Abstraction(construct: "`child()` with a computed key", location: here))
                 return .snapshot(kind, nil)
             }
             return .snapshot(kind, path.map { $0 + Self.childKeys(text).map(DBKey.literal) })

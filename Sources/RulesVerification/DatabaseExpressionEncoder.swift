@@ -50,7 +50,7 @@ struct DBScope {
 final class DatabaseExpressionEncoder {
     let tree: DatabaseSymbolicTree
     /// Constructs left unconstrained, with their locations (for reasons).
-    var abstractions: [String] = []
+    var abstractions: [Abstraction] = []
     /// `auth` present, and the member chains read from it with their values.
     let authPresent: String
     private(set) var authChains: [[String]: DBValue] = [:]
@@ -70,7 +70,7 @@ final class DatabaseExpressionEncoder {
 
     /// An unconstrained value (any type, possibly an error), for `construct` at `location`.
     func havoc(_ construct: String, at location: String) -> DBValue {
-        abstractions.append("\(construct) at \(location)")
+        abstractions.append(Abstraction(construct: construct, location: location))
         let value = DBValue(error: tree.fresh("herr", sort: "Bool"), tag: tree.fresh("htag", sort: "Int"),
                             bool: tree.fresh("hb", sort: "Bool"), number: tree.fresh("hn", sort: "Real"), string: tree.fresh("hs", sort: "String"))
         tree.assert("(and (>= \(value.tag) 0) (<= \(value.tag) 5))")
@@ -175,7 +175,7 @@ final class DatabaseExpressionEncoder {
         }
         // `length` counts UTF-16 code units: the code points, more when any is outside the BMP.
         let points = "(str.len \(receiver.string))"
-        let wide = tree.fresh("len", sort: "Int")
+        let wide = tree.fresh("len", sort: "Int", for: receiver.string)
         tree.assert("(and (> \(wide) \(points)) (<= \(wide) (* 2 \(points))))")
         let astral = "(str.in_re \(receiver.string) (re.++ (re.* re.allchar) (re.range \"\\u{10000}\" \"\\u{2ffff}\") (re.* re.allchar)))"
         let length = "(to_real \(SMT.ite(astral, wide, points)))"
@@ -195,7 +195,7 @@ final class DatabaseExpressionEncoder {
     /// Strict equality of two values (no error of its own). Two JSON objects (tag 5: `auth` or
     /// an object inside it) compare by content, which is not modelled: unconstrained.
     func equal(_ a: DBValue, _ b: DBValue) -> String {
-        let objects = tree.fresh("objeq", sort: "Bool")
+        let objects = tree.fresh("objeq", sort: "Bool", for: a.tag + " " + b.tag)
         return SMT.and([SMT.eq(a.tag, b.tag), SMT.or([
             a.has(0), SMT.and([a.has(5), objects]),
             SMT.and([a.has(1), SMT.eq(a.bool, b.bool)]),
@@ -226,9 +226,9 @@ final class DatabaseExpressionEncoder {
             let numbers = SMT.and([a.has(2), b.has(2)])
             let strings = SMT.and([a.has(3), b.has(3)])
             // Strings order by UTF-16 code units: not modelled.
-            let stringOrder = tree.fresh("ord", sort: "Bool")
+            let stringOrder = tree.fresh("ord", sort: "Bool", for: "\(op.rawValue) \(a.string) \(b.string)")
             let comparesStrings = expr.span.start >= 0 && !(isNumeric(lhs) || isNumeric(rhs))
-            if comparesStrings { abstractions.append("string ordering `\(op.rawValue)` at \(scope.locate(expr.span))") }
+            if comparesStrings { abstractions.append(Abstraction(construct: "string ordering `\(op.rawValue)`", location: scope.locate(expr.span))) }
             return .bool(SMT.ite(numbers, "(\(symbol) \(a.number) \(b.number))", stringOrder),
                          error: SMT.or([errors, SMT.not(SMT.or([numbers, strings]))]))
         case .add:

@@ -76,14 +76,28 @@ enum DatabaseShapes {
     }
 }
 
+/// A goal as a core and further conjuncts: `core ∧ rest…`.
+struct DatabaseGoal {
+    var core: String
+    var rest: [String] = []
+
+    /// `allowedBy` allows and `deniedBy` denies (validations both share drop out of the denial),
+    /// with `also` true; the allowing file's validations are the rest.
+    static func allows(_ allowedBy: DatabaseDecisionTerms, denies deniedBy: DatabaseDecisionTerms, also: String = "true") -> DatabaseGoal {
+        let shared = Set(allowedBy.validations)
+        let denial = SMT.not(SMT.and([deniedBy.grant] + deniedBy.validations.filter { !shared.contains($0) }))
+        return DatabaseGoal(core: SMT.and([allowedBy.grant, denial, also]), rest: allowedBy.validations)
+    }
+}
+
 /// The answer to one question.
 enum DatabaseQueryOutcome {
     /// No request of the shape satisfies the goal.
     case none
     /// A case that replays, with what the replay gave.
     case witness(DatabaseWitness, DatabaseReplay.Outcome)
-    /// Undecided, with the reason.
-    case unknown(String)
+    /// Undecided, with the reason and the constructs not modelled exactly.
+    case unknown(String, [Abstraction])
 }
 
 /// One question: the goal over a shape, solved and replayed.
@@ -100,23 +114,30 @@ struct DatabaseQuestion {
     /// Builds the encoding, asks for a model of `goal` and returns a case `accept` confirms.
     ///
     /// - Parameters:
-    ///   - goal: the goal from the encoder and each program's "allowed" term.
+    ///   - goal: the goal from the encoder and each program's decision.
     ///   - name: the case's name; `expectAllow`: its `expect`.
     ///   - accept: replays the case, nil when it confirms the goal, else why not.
-    func solve(goal: (DatabaseExpressionEncoder, [String]) -> String, name: String, expectAllow: Bool,
+    func solve(goal: (DatabaseExpressionEncoder, [DatabaseDecisionTerms]) -> DatabaseGoal, name: String, expectAllow: Bool,
                accept: (DatabaseWitness) -> Result<DatabaseReplay.Outcome, DatabaseReplay.ReplayFailure>) -> DatabaseQueryOutcome {
         let timeoutText = "timeout after \(formatSeconds(timeout)) s"
-        guard deadline.timeIntervalSinceNow > 0.05 else { return .unknown(timeoutText) }
+        guard deadline.timeIntervalSinceNow > 0.05 else { return .unknown(timeoutText, []) }
         let mentioned = DatabaseShapes.mentionedKeys(programs.flatMap(DatabaseShapes.expressions) + extraExpressions)
         let programs = self.programs
         let tree = DatabaseSymbolicTree(shape: shape, isWrite: isWrite, mentioned: mentioned, depthBound: depthBound) { keys in
             DatabaseShapes.literalChildren(programs, keys, mentioned: mentioned)
         }
         let encoder = DatabaseExpressionEncoder(tree: tree)
-        let allowed = programs.map { DatabaseRuleEncoding(program: $0, encoder: encoder).allowed() }
-        let goalTerm = goal(encoder, allowed)
+        let decisions = programs.map { DatabaseRuleEncoding(program: $0, encoder: encoder).decision() }
+        let goalTerms = goal(encoder, decisions)
         tree.finish()
-        let script = (tree.declarations + tree.assertions + ["(assert \(goalTerm))"]).joined(separator: "\n")
+        let base = tree.declarations + tree.assertions
+        // The core alone first: when it is unsatisfiable, so is the goal (the rest only adds conjuncts).
+        if !goalTerms.rest.isEmpty {
+            let core = (base + ["(assert \(goalTerms.core))"]).joined(separator: "\n")
+            let limits = SolverLimits.decision(resourceLimit, secondsLeft: deadline.timeIntervalSinceNow)
+            if case .unsat = Z3Solver.check(core, values: [], limits: limits) { return .none }
+        }
+        let script = (base + ["(assert \(SMT.and([goalTerms.core] + goalTerms.rest)))"]).joined(separator: "\n")
         if let dump = ProcessInfo.processInfo.environment["RULESKIT_VERIFY_DUMP"] {
             try? script.write(toFile: dump + "-database.smt2", atomically: true, encoding: .utf8)
         }
@@ -125,10 +146,10 @@ struct DatabaseQuestion {
         case .unsat:
             return .none
         case .outOfResources:
-            return .unknown(Z3Solver.outOfResourcesReason(resourceLimit))
+            return .unknown(Z3Solver.outOfResourcesReason(resourceLimit), encoder.abstractions)
         case .unknown(let why):
-            if deadline.timeIntervalSinceNow <= 0.05 || why.contains("timeout") || why.contains("canceled") { return .unknown(timeoutText) }
-            return .unknown("the solver gave up (\(why))")
+            if deadline.timeIntervalSinceNow <= 0.05 || why.contains("timeout") || why.contains("canceled") { return .unknown(timeoutText, []) }
+            return .unknown("the solver gave up (\(why))", encoder.abstractions)
         case .sat(var values):
             // Prefer path keys of lowercase letters and whole numbers: a readable case that replays exactly.
             let integers = tree.valueSymbols.filter { tree.declarations.contains("(declare-const \($0) Real)") }
@@ -147,7 +168,7 @@ struct DatabaseQuestion {
             }
             var builder = DatabaseWitnessBuilder(tree: tree, encoder: encoder, model: Model(values))
             guard let witness = builder.build(name: name, expectAllow: expectAllow) else {
-                return .unknown("the model could not be written as a case (\(builder.problem))")
+                return .unknown("the model could not be written as a case (\(builder.problem))", encoder.abstractions)
             }
             switch accept(witness) {
             case .success(let outcome): return .witness(witness, outcome)
@@ -155,10 +176,10 @@ struct DatabaseQuestion {
                 if ProcessInfo.processInfo.environment["RULESKIT_VERIFY_DEBUG"] == "1" {
                     FileHandle.standardError.write(Data("rejected witness (\(problem.message)): \(witness.json)\n".utf8))
                 }
-                let constructs = encoder.abstractions.uniqued()
+                let constructs = encoder.abstractions.map { "\($0.construct) at \($0.location)" }.uniqued()
                 let named = constructs.isEmpty ? "" : "; not modelled exactly: " + constructs.prefix(5).joined(separator: ", ")
                     + (constructs.count > 5 ? " and \(constructs.count - 5) more" : "")
-                return .unknown("the solver's counterexample did not replay (\(problem.message))\(named)")
+                return .unknown("the solver's counterexample did not replay (\(problem.message))\(named)", encoder.abstractions)
             }
         }
     }

@@ -4,6 +4,14 @@
 import DatabaseRules
 import Diagnostics
 
+/// A file's decision as terms: the grant and each validation (the decision is their conjunction).
+struct DatabaseDecisionTerms {
+    var grant: String
+    var validations: [String]
+
+    var allowed: String { SMT.and([grant] + validations) }
+}
+
 /// One rules file's decision over a symbolic tree.
 struct DatabaseRuleEncoding {
     let program: DatabaseProgram
@@ -46,8 +54,9 @@ struct DatabaseRuleEncoding {
         }
     }
 
-    /// Whether the file allows the operation.
-    func allowed() -> String {
+    /// Whether the file allows the operation: some `.read`/`.write` on the path grants, and (for
+    /// a write) every `.validate` it runs passes.
+    func decision() -> DatabaseDecisionTerms {
         let nodes = pathNodes()
         let kind: RuleKind = tree.isWrite ? .write : .read
         var grants: [String] = []
@@ -55,9 +64,7 @@ struct DatabaseRuleEncoding {
             guard let node, let rule = node.rule(kind) else { continue }
             grants.append(passes(rule, at: Array(tree.target.prefix(depth)), isRead: !tree.isWrite))
         }
-        let granted = SMT.or(grants)
-        guard tree.isWrite else { return granted }
-        return SMT.and([granted] + validations(nodes))
+        return DatabaseDecisionTerms(grant: SMT.or(grants), validations: tree.isWrite ? validations(nodes) : [])
     }
 
     /// Every `.validate` the write runs, each guarded by its node existing after the write.
@@ -83,7 +90,9 @@ struct DatabaseRuleEncoding {
                 // Below the bound: the children's `.validate` rules are not encoded.
                 let unknown = tree.fresh("deep", sort: "Bool")
                 let rulePath = ruleNode.path
-                encoder.abstractions.append("a written value deeper than the depth bound (\(tree.depthBound)) under rule `\(rulePath)` of \(program.source.name)")
+                let position = program.source.location(of: ruleNode.keySpan.start)
+                encoder.abstractions.append(Abstraction(construct: "a written value deeper than the depth bound (\(tree.depthBound)) under `\(rulePath)`",
+                                                        location: "\(program.source.name):\(position.line):\(position.column)"))
                 out.append(SMT.implies(SMT.and([slot.exists, "(= \(slot.type) 4)"]), unknown))
             }
         }

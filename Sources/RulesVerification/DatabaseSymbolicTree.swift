@@ -115,6 +115,17 @@ final class DatabaseSymbolicTree {
         return name
     }
 
+    private var memo: [String: String] = [:]
+
+    /// A fresh symbol standing for a function of `key` (the same key, the same symbol): the same
+    /// rule in both files of a diff encodes to the same term.
+    func fresh(_ prefix: String, sort: String, for key: String) -> String {
+        if let symbol = memo[prefix + "|" + key] { return symbol }
+        let symbol = fresh(prefix, sort: sort)
+        memo[prefix + "|" + key] = symbol
+        return symbol
+    }
+
     /// Records a symbol a witness needs (declared with ``fresh(_:sort:)``).
     func noteValueSymbol(_ symbol: String) { valueSymbols.append(symbol) }
 

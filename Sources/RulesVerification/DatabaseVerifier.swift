@@ -16,7 +16,7 @@ public struct DatabaseVerifier: Sendable {
     public var depthBound: Int
 
     /// The levels of a written value modelled below the write path unless told otherwise.
-    public static let defaultDepthBound = 3
+    public static let defaultDepthBound = 2
 
     public init(timeout: Double = 10, solverResourceLimit: UInt64 = RulesVerifier.defaultSolverResourceLimit,
                 depthBound: Int = defaultDepthBound) {
@@ -47,17 +47,19 @@ public struct DatabaseVerifier: Sendable {
             for shape in shapes {
                 let question = DatabaseQuestion(shape: shape, isWrite: method == .write, programs: [program], extraExpressions: extra,
                                                 deadline: deadline, timeout: timeout, resourceLimit: solverResourceLimit, depthBound: depthBound)
-                let outcome = question.solve(goal: { encoder, allowed in
-                    guard let condition = property.condition else { return allowed[0] }
+                let outcome = question.solve(goal: { encoder, decisions in
+                    let decision = decisions[0]
+                    guard let condition = property.condition else { return DatabaseGoal(core: decision.grant, rest: decision.validations) }
                     let scope = conditionScope(property, encoder: encoder, isRead: method == .read)
                     let truth = encoder.passes(condition, scope: scope)
-                    return property.kind == .possible ? SMT.and([allowed[0], truth]) : SMT.and([allowed[0], SMT.not(truth)])
+                    return DatabaseGoal(core: SMT.and([decision.grant, property.kind == .possible ? truth : SMT.not(truth)]),
+                                        rest: decision.validations)
                 }, name: property.name, expectAllow: true, accept: { witness in
                     replay(witness, property: property, program: program)
                 })
                 switch outcome {
                 case .none: continue
-                case .unknown(let why): unknowns.append(why)
+                case .unknown(let why, _): unknowns.append(why)
                 case .witness(let witness, let replayed):
                     result.verdict = property.kind == .possible ? .holds : .violated
                     result.witness = witness.json

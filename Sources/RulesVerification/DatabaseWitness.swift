@@ -149,6 +149,8 @@ enum DatabaseReplay {
         var newRoot: DataNode?
         var allowed: Bool
         var explanation: String
+        /// The spans of the rules that granted it (`.read`/`.write`), in path order.
+        var grants: [SourceSpan]
     }
 
     /// Decodes `json` as `validate rules eval` reads a request and decides it with `program`.
@@ -176,7 +178,7 @@ enum DatabaseReplay {
         }
         let decision = program.evaluate(testCase.request, data: root)
         return .success(Outcome(testCase: testCase, root: root, newRoot: newRoot, allowed: decision.allowed,
-                                explanation: decision.explanation(in: program.source)))
+                                explanation: decision.explanation(in: program.source), grants: decision.grants.map(\.rule.span)))
     }
 
     struct ReplayFailure: Error { var message: String }
