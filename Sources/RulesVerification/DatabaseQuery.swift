@@ -158,7 +158,10 @@ struct DatabaseQuestion {
                 guard case .symbol(let name) = key else { return nil }
                 return "(assert (str.in_re \(name) (re.+ (re.range \"a\" \"z\"))))"
             }
-            for tier in [keys + integers, integers] where !tier.isEmpty && deadline.timeIntervalSinceNow > 0.05 {
+            // Then, when possible, no stored data and string `auth` fields.
+            let plain = tree.oldNodes.values.map { "(assert (not \($0.exists)))" }
+                + encoder.authChains.values.map { "(assert (or (= \($0.tag) 0) (= \($0.tag) 3)))" }
+            for tier in [keys + integers + plain, keys + integers, integers] where !tier.isEmpty && deadline.timeIntervalSinceNow > 0.05 {
                 let answer = Z3Solver.check(script + "\n" + tier.joined(separator: "\n"), values: tree.valueSymbols,
                                             limits: .decision(resourceLimit / 2, secondsLeft: deadline.timeIntervalSinceNow))
                 if case .sat(let better) = answer {
