@@ -114,7 +114,7 @@ public enum PropertyFileLoader {
         guard case .map = tree else { throw fail("the file must hold a map with `rules`, `service` and `properties`") }
         guard case .string(let rules)? = tree["rules"], !rules.isEmpty else { throw fail("missing key `rules` (the path of the .rules file)") }
         guard case .string(let serviceText)? = tree["service"], let service = CaseService(rawValue: serviceText) else {
-            throw fail("`service` must be `firestore` or `storage`", near: "\"service\"")
+            throw fail("`service` must be `firestore`, `storage` or `database`", near: "\"service\"")
         }
         guard case .list(let items)? = tree["properties"] else { throw fail("missing key `properties` (a list)") }
         var properties: [RulesProperty] = []
