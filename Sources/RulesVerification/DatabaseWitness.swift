@@ -47,10 +47,11 @@ struct DatabaseWitnessBuilder {
 
     /// A key that names no modelled node, for an object whose modelled children are all absent.
     private func fillerKey(_ taken: Set<String>) -> String {
+        let symbolic = Set(tree.keySymbols.compactMap { model.string($0.name) })
         var index = 0
         while true {
             let candidate = index == 0 ? "filler" : "filler\(index)"
-            if !taken.contains(candidate), !tree.mentioned.contains(candidate) { return candidate }
+            if !taken.contains(candidate), !tree.mentioned.contains(candidate), !symbolic.contains(candidate) { return candidate }
             index += 1
         }
     }

@@ -162,3 +162,68 @@ struct DatabaseDiffDifferentialTests {
         #expect(underChange >= 400, "\(samplesPerVerdict)")
     }
 }
+
+@Suite("rules verify on generated database rulesets: no sampled request contradicts a proof")
+struct DatabaseVerifyDifferentialTests {
+    @Test("generated rulesets and properties, sampled requests")
+    func sampled() throws {
+        var rng = SeededGenerator(state: 0x5EED_DA7A)
+        let rounds = 30
+        var verdicts: [Verdict: Int] = [:]
+        var allowedUnderProof = 0
+        var checked = 0
+        for round in 0..<rounds {
+            let rules = DatabaseDiffGenerator.rules(&rng)
+            let program = try databaseProgram(rules.text)
+            let write = Bool.random(using: &rng)
+            let possible = Int.random(in: 0..<3, using: &rng) == 0
+            let atoms = write ? DatabaseDiffGenerator.writeAtoms : DatabaseDiffGenerator.readAtoms
+            // A random condition, or one built from the granting rule itself (likely to hold).
+            let own = write ? rules.write : rules.read
+            let random = DatabaseDiffGenerator.condition(atoms, &rng, depth: 1)
+            let condition: String = switch (own, Int.random(in: 0..<3, using: &rng)) {
+            case (let own?, 0): own
+            case (let own?, 1): "(\(own)) || \(random)"
+            default: random
+            }
+            let props = databaseProps(["{\"name\": \"p\(round)\", \"path\": \"/c/$id\", \"methods\": [\"\(write ? "write" : "read")\"], "
+                                       + "\"kind\": \"\(possible ? "possible" : "only-if")\", \"condition\": \"\(condition)\"}"])
+            // `verifyDatabase` replays every witness through DatabaseProgram.
+            let result = try #require(try verifyDatabase(rules.text, props: props, timeout: 30).first)
+            verdicts[result.verdict, default: 0] += 1
+            let file = try DatabasePropertyFileLoader.decode(props, path: "p.json")
+            let expression = try #require(file.properties[0].condition)
+            for _ in 0..<150 {
+                let (request, root, pattern, method) = DatabaseDiffGenerator.request(&rng)
+                guard pattern == "/c/$id", method == (write ? "write" : "read"), program.isAllowed(request, data: root) else { continue }
+                checked += 1
+                let keys = try DataTree.keys(of: request.path)
+                var newRoot = root
+                if case .set(let value) = request.operation {
+                    var budget = 10_000
+                    newRoot = DataTree.setting(root, at: keys[...], to: try DataTree.node(from: value, existing: nil, now: request.now,
+                                                                                           path: request.path, budget: &budget))
+                }
+                let environment = ExpressionEnvironment(auth: request.auth, oldRoot: root, newRoot: newRoot, location: keys,
+                                                        bindings: ["$id": keys[1]], now: request.now)
+                let holds = DatabaseRulesCompiler.evaluate(expression, in: environment, regexEngine: program.regexEngine) == .value(true)
+                let context = "\(request.path) auth=\(String(describing: request.auth)) rules=\(rules.text) condition=\(condition)"
+                switch (result.verdict, possible) {
+                case (.holds, false):
+                    allowedUnderProof += 1
+                    #expect(holds, "an allowed request breaks a proved only-if: \(context)")
+                case (.violated, true):
+                    allowedUnderProof += 1
+                    #expect(!holds, "an allowed request satisfies a `possible` proved impossible: \(context)")
+                default: break
+                }
+            }
+        }
+        // Seed 0x5EED_DA7A reached: 24 holds, 6 violated, 0 unknown; 403 allowed samples, 205 under a proof.
+        print("database verify differential: verdicts \(verdicts), allowed samples \(checked), under a proof \(allowedUnderProof)")
+        #expect((verdicts[.holds] ?? 0) >= 20, "\(verdicts)")
+        #expect((verdicts[.violated] ?? 0) >= 5, "\(verdicts)")
+        #expect((verdicts[.unknown] ?? 0) <= 2, "\(verdicts)")
+        #expect(allowedUnderProof >= 180, "\(allowedUnderProof)")
+    }
+}
