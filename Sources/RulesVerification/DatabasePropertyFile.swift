@@ -52,9 +52,7 @@ public enum DatabasePropertyFileLoader {
     /// Whether the property file at `path` says `"service": "database"` (false when unreadable:
     /// the general loader reports that).
     public static func isDatabase(path: String) -> Bool {
-        guard let text = try? BoundedFile.text(path) else { return false }
-        let lowered = path.lowercased()
-        guard let tree = try? (lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? YAMLReader.read(text) : JSONReader.read(text)),
+        guard let text = try? PropertyFileLoader.readText(path), let tree = try? PropertyFileLoader.parse(text, path: path),
               case .string(let service)? = tree["service"] else { return false }
         return service == "database"
     }
@@ -63,24 +61,12 @@ public enum DatabasePropertyFileLoader {
     ///
     /// - Throws: ``PropertyFileError`` at the first problem.
     public static func load(path: String) throws(PropertyFileError) -> DatabasePropertyFile {
-        let text: String
-        do {
-            text = try BoundedFile.text(path)
-        } catch {
-            throw PropertyFileError(code: VerificationCodes.unreadablePropertyFile.id, location: path + error.location, message: error.message)
-        }
-        return try decode(text, path: path)
+        try decode(try PropertyFileLoader.readText(path), path: path)
     }
 
     /// Decodes database property-file text.
     public static func decode(_ text: String, path: String) throws(PropertyFileError) -> DatabasePropertyFile {
-        let lowered = path.lowercased()
-        let tree: DocumentTree
-        do {
-            tree = lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? try YAMLReader.read(text) : try JSONReader.read(text)
-        } catch {
-            throw PropertyFileError(code: VerificationCodes.propertyFileSyntax.id, location: "\(path):\(error.line):\(error.column)", message: error.message)
-        }
+        let tree = try PropertyFileLoader.parse(text, path: path)
         let file = SourceFile(name: path, text: text)
         func fail(_ message: String, near needle: String? = nil) -> PropertyFileError {
             PropertyFileError(code: VerificationCodes.propertyFileFormat.id, location: PropertyFileLoader.locate(needle, in: file), message: message)
@@ -115,26 +101,8 @@ public enum DatabasePropertyFileLoader {
                 }
                 segments.append(segment)
             }
-            guard case .list(let methodItems)? = item["methods"], !methodItems.isEmpty else {
-                throw failHere("`methods` must be a non-empty list of read, write", "\"methods\"")
-            }
-            var methods: [DatabaseMethod] = []
-            for methodItem in methodItems {
-                guard case .string(let m) = methodItem, let method = DatabaseMethod(rawValue: m) else {
-                    throw failHere("`methods` must be a non-empty list of read, write", "\"methods\"")
-                }
-                if !methods.contains(method) { methods.append(method) }
-            }
-            guard case .string(let kindText)? = item["kind"], let kind = PropertyKind(rawValue: kindText) else {
-                throw failHere("`kind` must be `only-if`, `never` or `possible`", "\"kind\"")
-            }
-            var expect: Verdict?
-            if let expectTree = item["expect"], expectTree != .null {
-                guard case .string(let e) = expectTree, let verdict = Verdict(rawValue: e) else {
-                    throw failHere("`expect` must be `holds`, `violated` or `unknown`", "\"expect\"")
-                }
-                expect = verdict
-            }
+            let (methods, kind, expect): ([DatabaseMethod], PropertyKind, Verdict?) = try PropertyFileLoader.methodsKindExpect(
+                item, names: "read, write", fail: failHere)
             var condition: DatabaseExpression?
             var conditionLocation = located(nil)
             if let conditionTree = item["condition"], conditionTree != .null {

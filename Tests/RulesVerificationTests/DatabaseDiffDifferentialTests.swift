@@ -21,12 +21,7 @@ enum DatabaseDiffGenerator {
                                 "newData.val() != 3", "auth != null"]
 
     static func condition(_ atoms: [String], _ rng: inout SeededGenerator, depth: Int = 2) -> String {
-        if depth == 0 || Int.random(in: 0..<3, using: &rng) == 0 { return atoms.randomElement(using: &rng)! }
-        switch Int.random(in: 0..<3, using: &rng) {
-        case 0: return "(\(condition(atoms, &rng, depth: depth - 1)) && \(condition(atoms, &rng, depth: depth - 1)))"
-        case 1: return "(\(condition(atoms, &rng, depth: depth - 1)) || \(condition(atoms, &rng, depth: depth - 1)))"
-        default: return "!(\(condition(atoms, &rng, depth: depth - 1)))"
-        }
+        AtomRules.condition(atoms, &rng, depth: depth)
     }
 
     /// The rules: `.read`, `.write` and `.validate` at `$id` (each present or not), and a `.validate` at `n`.
