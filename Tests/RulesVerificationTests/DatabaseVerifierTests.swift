@@ -156,6 +156,28 @@ struct DatabaseVerifierTests {
         #expect(results.map(\.verdict) == [.violated, .violated])
     }
 
+    @Test("a construct that is not encoded makes the answer unknown, naming it and its location")
+    func unknownConstruct() throws {
+        let rules = #"{"rules": {"$k": {".read": "data.child(auth.uid).val() == 'x'"}}}"#
+        let results = try verifyDatabase(rules, props: databaseProps([
+            #"{"name": "nothing is read", "path": "/$k", "methods": ["read"], "kind": "never", "expect": "unknown"}"#,
+        ]))
+        let result = try #require(results.first)
+        #expect(result.verdict == .unknown)
+        #expect(result.reason?.contains("`child()` with a computed key at database.rules.json:1:") == true, "\(result.reason ?? "")")
+    }
+
+    @Test("the depth bound is reported when a witness needs a deeper value")
+    func depthBound() throws {
+        let rules = #"{"rules": {".write": true, "a": {"b": {"c": {"d": {".validate": "newData.val() == 1"}}}}}}"#
+        let results = try verifyDatabase(rules, props: databaseProps([
+            #"{"name": "a deep value", "path": "/", "methods": ["write"], "kind": "possible", "condition": "newData.child('a/b/c/d').val() == 2", "expect": "unknown"}"#,
+        ]))
+        let result = try #require(results.first)
+        #expect(result.verdict == .unknown)
+        #expect(result.reason?.contains("depth bound (2)") == true, "\(result.reason ?? "")")
+    }
+
     @Test("a property file with a bad condition or method is refused with its location")
     func badFile() throws {
         #expect(throws: PropertyFileError.self) {
