@@ -41,13 +41,20 @@ public struct DatabaseDiffer: Sendable {
     /// Compares `new` with `old`.
     public func diff(old: DatabaseProgram, new: DatabaseProgram) -> RulesDiff {
         var compared: [RulesChange] = []
+        // `RULESKIT_DIFF_TIMES=1` writes each change's wall-clock time to standard error, as for Firestore.
+        let times = ProcessInfo.processInfo.environment["RULESKIT_DIFF_TIMES"] == "1"
         for pattern in Self.patterns(old: old, new: new) {
             let segments = pattern.split(separator: "/").map(String.init)
             for method in DatabaseMethod.allCases {
+                let start = Date()
                 if Self.sameRules(segments, isWrite: method == .write, old: old, new: new) {
                     compared.append(RulesChange(path: pattern, method: .get, methodLabel: method.rawValue, verdict: .equivalent))
                 } else {
                     compared.append(decide(segments, pattern: pattern, method: method, old: old, new: new))
+                }
+                if times {
+                    let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
+                    FileHandle.standardError.write(Data("diff-time \(seconds) s \(method.rawValue) \(pattern)\n".utf8))
                 }
             }
         }

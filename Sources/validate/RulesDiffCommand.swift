@@ -17,7 +17,8 @@ struct RulesDiffCommand: ParsableCommand {
             validate rules diff --base GITREF FILE... [--format text|json|sarif] [--timeout SECONDS]
             """,
         discussion: """
-            Each method on each match pattern of either file is compared: equivalent, narrower (only \
+            Each method on each match pattern of either file (Realtime Database rules: read and write \
+            on each path pattern of either rule tree) is compared: equivalent, narrower (only \
             newly denied requests), wider (newly allowed requests), incomparable (both) or unknown. \
             Every witness replays through the evaluator on both files. With --base, OLD is each FILE \
             at GITREF (`git show GITREF:FILE`); a FILE absent there is compared against rules that \

@@ -14,7 +14,8 @@ struct RulesVerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Prove properties of rules for every request, or find a request that breaks them.",
         discussion: """
-            Property files are JSON or YAML (docs/VERIFICATION.md). Each property gets a verdict: holds, \
+            Property files are JSON or YAML (docs/VERIFICATION.md), for Firestore, Storage or Realtime \
+            Database rules (`"service": "database"`). Each property gets a verdict: holds, \
             violated or unknown; witnesses are case objects that replay with `validate rules test`. \
             Exit status: 0 when every property passes (verdict == expect, or holds), 1 when any does not, \
             2 when a file cannot be used, 64 on usage errors.
