@@ -101,10 +101,22 @@ extension DatabaseExpressionEncoder {
         case "contains", "beginsWith", "endsWith":
             guard let argument = arguments.first else { return Self.failure }
             let needle = value(argument, scope: scope)
-            let term = switch name {
-            case "contains": "(str.contains \(subject.string) \(needle.string))"
-            case "beginsWith": "(str.prefixof \(needle.string) \(subject.string))"
-            default: "(str.suffixof \(needle.string) \(subject.string))"
+            let term: String
+            if SMT.concreteString(needle.string) != nil {
+                // A literal needle as a regex: Z3 decides it with the subject's other regexes.
+                let any = "(re.* re.allchar)", literal = "(str.to_re \(needle.string))"
+                let regex = switch name {
+                case "contains": "(re.++ \(any) \(literal) \(any))"
+                case "beginsWith": "(re.++ \(literal) \(any))"
+                default: "(re.++ \(any) \(literal))"
+                }
+                term = tree.membership(subject.string, regex)
+            } else {
+                term = switch name {
+                case "contains": "(str.contains \(subject.string) \(needle.string))"
+                case "beginsWith": "(str.prefixof \(needle.string) \(subject.string))"
+                default: "(str.suffixof \(needle.string) \(subject.string))"
+                }
             }
             return .bool(term, error: SMT.or([notString, needle.error, SMT.not(needle.has(3))]))
         case "matches":
@@ -115,7 +127,7 @@ extension DatabaseExpressionEncoder {
                 let h = havoc("`matches(/\(pattern)/\(flags))`", at: here)
                 return .bool(h.bool, error: SMT.or([notString, h.error]))
             }
-            return .bool("(str.in_re \(subject.string) \(regex))", error: notString)
+            return .bool(tree.membership(subject.string, regex), error: notString)
         default:
             let h = havoc("`\(name)()`", at: here)
             return DBValue(error: SMT.or([notString, h.error]), tag: h.tag, bool: h.bool, number: h.number, string: h.string)
@@ -133,9 +145,10 @@ extension DatabaseExpressionEncoder {
         key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
-    /// A JavaScript-style search (`/re/` matches anywhere unless anchored) as one SMT regex, for
-    /// the patterns whose meaning PCRE2 and JavaScript share: no flags, `^` only first, `$` only
-    /// last, no top-level `|`, no unescaped `.`, no `\s \S \b \B`. Nil otherwise.
+    /// A search in the database dialect (DatabaseRegex: `/re/` matches anywhere unless anchored,
+    /// `^` only first means the start and `$` only last the very end) as one SMT regex, for the
+    /// patterns the regex translator reads the same way: no flags, no top-level `|`, no unescaped
+    /// `.` (any character, line feeds included, in the dialect), no `\s \S \b \B`. Nil otherwise.
     static func searchRegex(_ pattern: String, flags: String) -> String? {
         guard flags.isEmpty else { return nil }
         var body = Array(pattern.unicodeScalars)

@@ -116,6 +116,15 @@ final class DatabaseSymbolicTree {
     }
 
     private var memo: [String: String] = [:]
+    /// `subject ∈ regex` atoms, defined together per subject at ``finish()`` (RegexMemberships).
+    private var memberships: [(subject: String, regex: String, atom: String)] = []
+
+    /// `subject ∈ regex` as a Bool constant (the same pair, the same constant).
+    func membership(_ subject: String, _ regex: String) -> String {
+        let atom = fresh("re", sort: "Bool", for: subject + "\u{0}" + regex)
+        if !memberships.contains(where: { $0.atom == atom }) { memberships.append((subject, regex, atom)) }
+        return atom
+    }
 
     /// A fresh symbol standing for a function of `key` (the same key, the same symbol): the same
     /// rule in both files of a diff encodes to the same term.
@@ -247,8 +256,9 @@ final class DatabaseSymbolicTree {
 
     // MARK: - Finishing
 
-    /// Asserts the tree constraints (call once every node is known).
+    /// Asserts the tree constraints and defines the memberships (call once every node is known).
     func finish() {
+        for term in RegexMemberships.definitions(memberships) { assert(term) }
         for (path, node) in oldNodes {
             if let parentPath = path.isEmpty ? nil : Array(path.dropLast()), let parent = oldNodes[parentPath] {
                 assert(SMT.implies(node.exists, SMT.and([parent.exists, "(= \(parent.type) 4)"])))

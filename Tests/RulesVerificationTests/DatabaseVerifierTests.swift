@@ -178,6 +178,16 @@ struct DatabaseVerifierTests {
         #expect(result.reason?.contains("depth bound (2)") == true, "\(result.reason ?? "")")
     }
 
+    @Test("`$` in `matches()` is the very end, as in the evaluator's dialect (never before a final line feed)")
+    func dollarBeforeLineFeed() throws {
+        let rules = #"{"rules": {"$k": {".write": "newData.isString() && newData.val().matches(/^a+$/)"}}}"#
+        let results = try verifyDatabase(rules, props: databaseProps([
+            #"{"name": "a value ending in a line feed", "path": "/$k", "methods": ["write"], "kind": "possible", "condition": "newData.val().endsWith('\\n')", "expect": "violated"}"#,
+            #"{"name": "only a's", "path": "/$k", "methods": ["write"], "kind": "only-if", "condition": "!newData.val().contains('b')"}"#,
+        ]))
+        #expect(results.map(\.verdict) == [.violated, .holds], "\(results.map { $0.reason ?? "" })")
+    }
+
     @Test("a property file with a bad condition or method is refused with its location")
     func badFile() throws {
         #expect(throws: PropertyFileError.self) {
