@@ -47,14 +47,17 @@ struct RulesVerifyCommand: ParsableCommand {
         var problems = 0
         var sarif: [SARIFResult] = []
         for path in properties {
+            // The rules file guards another service than the property file says.
+            func mismatch(_ message: String) {
+                writeError("\(path): \(message)")
+                sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
+                problems += 1
+            }
             do {
                 if DatabasePropertyFileLoader.isDatabase(path: path) {
                     let file = try DatabasePropertyFileLoader.load(path: path)
                     guard case .database(let program) = try RulesLoader.load(path: file.rulesPath, namedIn: path) else {
-                        let message = "`service` is `database` but `\(file.rulesPath)` is not a database.rules.json file"
-                        writeError("\(path): \(message)")
-                        sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
-                        problems += 1
+                        mismatch("`service` is `database` but `\(file.rulesPath)` is not a database.rules.json file")
                         continue
                     }
                     loadedDatabase.append((file, program))
@@ -65,10 +68,7 @@ struct RulesVerifyCommand: ParsableCommand {
                 let program = try RulesLoader.loadProgram(path: file.rulesPath, namedIn: path)
                 let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
                 guard program.service == expected else {
-                    let message = "`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`"
-                    writeError("\(path): \(message)")
-                    sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
-                    problems += 1
+                    mismatch("`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`")
                     continue
                 }
                 loaded.append((file, program))
