@@ -126,6 +126,7 @@ let package = Package(
         // `rules agree` compares with a rules function.
         .target(name: "RulesVerification", dependencies: [
             "CZ3", "RulesLanguage", "RulesPatterns", "RulesLoading", "RulesCases", "RulesLinting", "Diagnostics", "FieldValidation",
+            "DatabaseRules",
         ]),
         .target(name: "CorpusGeneration", dependencies: ["FieldValidation", "PasswordStrength", "Diagnostics"]),
         // The CI report writers (SARIF, JUnit XML, lcov and the coverage share) for the CLI.
@@ -220,7 +221,7 @@ let package = Package(
         .testTarget(name: "RulesVerificationTests", dependencies: [
             // RulesTesting's runner decides cases the differential tests compare with the verifier.
             "RulesVerification", "RulesLanguage", "RulesCases", "RulesLinting", "RulesTesting", "RulesPatterns", "RulesTestSupport",
-            "FieldValidation",
+            "FieldValidation", "DatabaseRules", "RulesLoading", "Diagnostics",
         ]),
         .testTarget(name: "RulesLoadingTests", dependencies: [
             "RulesLoading", "RulesLanguage", "DatabaseRules", "Diagnostics", "RulesTestSupport",

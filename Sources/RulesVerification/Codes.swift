@@ -17,7 +17,7 @@ public struct VerificationCode: Sendable, Hashable {
 ///
 /// `VF1xxx`: a property file cannot be used. `VF2xxx`: why a verdict is `unknown`. `VF3xxx`:
 /// findings: `VF300x` properties that do not pass (`rules verify --format sarif`), `VF301x`
-/// `validate rules diff`'s changes, `VF31xx` inputs `diff` (`VF3101`-`VF3104`) and `agree`
+/// `validate rules diff`'s changes, `VF31xx` inputs `diff` (`VF3101`-`VF3103`; `VF3104`, retired, refused Realtime Database rules) and `agree`
 /// (`VF3101`, `VF3105`, `VF3106`) cannot use.
 public enum VerificationCodes {
     /// A property file that cannot be read.
@@ -74,15 +74,11 @@ public enum VerificationCodes {
     /// OLD and NEW guard different services.
     public static let serviceMismatch = VerificationCode(
         id: "VF3102", name: "ServiceMismatch", summary: "the two files guard different services",
-        help: "compare Firestore rules with Firestore rules, Storage rules with Storage rules")
+        help: "compare Firestore rules with Firestore rules, Storage rules with Storage rules, database.rules.json with database.rules.json")
     /// `--base GITREF` cannot be resolved.
     public static let baseUnavailable = VerificationCode(
         id: "VF3103", name: "BaseUnavailable", summary: "the `--base` revision cannot be read",
         help: "run inside a git work tree and give a revision `git rev-parse` knows")
-    /// Realtime Database rules, which `diff` does not compare.
-    public static let databaseRules = VerificationCode(
-        id: "VF3104", name: "DatabaseRulesNotCompared", summary: "Realtime Database rules are not compared by `diff`",
-        help: "`validate rules diff` compares Firestore and Storage rules")
     /// `rules agree --function NAME` names no function of one parameter, or several.
     public static let agreeFunction = VerificationCode(
         id: "VF3105", name: "AgreeFunctionUnusable", summary: "`--function` names no function of one parameter in the rules, or several",
@@ -96,7 +92,7 @@ public enum VerificationCodes {
     public static let all: [VerificationCode] = [
         unreadablePropertyFile, propertyFileSyntax, propertyFileFormat, propertyCondition, encodingBudget, solverBudget,
         propertyViolated, propertyUnknown, propertyHoldsUnexpectedly,
-        newAccess, newAndLostAccess, unusableRules, serviceMismatch, baseUnavailable, databaseRules,
+        newAccess, newAndLostAccess, unusableRules, serviceMismatch, baseUnavailable,
         agreeFunction, agreePack,
     ]
 }

@@ -46,6 +46,8 @@ public struct RulesChange: Sendable {
     public var path: String
     /// The method.
     public var method: RequestMethod
+    /// The method's name when not ``method``'s (Realtime Database: `read`, `write`).
+    public var methodLabel: String?
     /// The verdict.
     public var verdict: DiffVerdict
     /// A case object (JSON text) NEW allows and OLD denies; its `expect` is NEW's decision (`allow`).
@@ -65,6 +67,9 @@ public struct RulesChange: Sendable {
     /// The NEW rule that grants the new access; for `unknown`, the first construct of NEW the
     /// encoding does not model exactly, when there is one.
     public var location: DiffLocation?
+
+    /// The method as reports name it.
+    public var methodName: String { methodLabel ?? method.rawValue }
 }
 
 /// The comparison of two rules files.
@@ -75,6 +80,8 @@ public struct RulesDiff: Sendable {
     public var new: String
     /// The service both files guard.
     public var service: ServiceKind
+    /// The service's name when not ``service``'s (`database` for Realtime Database rules).
+    public var serviceLabel: String?
     /// OLD is absent (a `--base` revision without the file) and stands for rules that deny everything.
     public var oldIsEmpty = false
     /// Every request shape compared, equivalent ones included, in pattern then method order.
@@ -264,6 +271,13 @@ public struct RulesDiffer: Sendable {
 
     private func change(_ pattern: DiffPattern, _ method: RequestMethod, widen: Outcome, narrow: Outcome, new: Program) -> RulesChange {
         var result = RulesChange(path: pattern.text, method: method, verdict: .equivalent)
+        Self.combine(&result, widen: widen, narrow: narrow) { Self.firstLocation($0, in: new.source.name) }
+        return result
+    }
+
+    /// Sets `result`'s verdict, witnesses and reason from the two directions' outcomes (shared
+    /// by every service); `locate` picks the location of an undecided change.
+    static func combine(_ result: inout RulesChange, widen: Outcome, narrow: Outcome, locate: ([Abstraction]) -> DiffLocation?) {
         if let found = widen.found {
             result.newlyAllowed = found.json
             result.newlyAllowedCompact = found.compact
@@ -291,13 +305,13 @@ public struct RulesDiffer: Sendable {
             result.verdict = .unknown
             if let (why, abstractions) = undecided(narrow) {
                 result.reason = "no request is newly allowed; whether any is newly denied is undecided: \(why)"
-                result.location = Self.firstLocation(abstractions, in: new)
+                result.location = locate(abstractions)
             }
         case (.unknown, .witness):
             result.verdict = .unknown
             if let (why, abstractions) = undecided(widen) {
                 result.reason = "some requests are newly denied; whether any is newly allowed is undecided: \(why)"
-                result.location = Self.firstLocation(abstractions, in: new)
+                result.location = locate(abstractions)
             }
         case (.unknown, _):
             result.verdict = .unknown
@@ -307,15 +321,14 @@ public struct RulesDiffer: Sendable {
                 if case .unknown(let r, let a) = outcome { reasons += r; abstractions += a }
             }
             result.reason = reasons.uniqued().joined(separator: "; ")
-            result.location = Self.firstLocation(abstractions.uniqued(), in: new)
+            result.location = locate(abstractions.uniqued())
         }
-        return result
     }
 
     /// The first abstraction located in `new` (else in any file).
-    private static func firstLocation(_ abstractions: [Abstraction], in new: Program) -> DiffLocation? {
+    static func firstLocation(_ abstractions: [Abstraction], in new: String) -> DiffLocation? {
         let located = abstractions.compactMap { DiffLocation(parsing: $0.location) }
-        return located.first { $0.file == new.source.name } ?? located.first
+        return located.first { $0.file == new } ?? located.first
     }
 
     // MARK: - Solving

@@ -11,12 +11,17 @@ public enum DiffReport {
         service == .firestore ? "firestore" : "storage"
     }
 
+    /// The compared files' service: `firestore`, `storage` or `database`.
+    public static func serviceName(_ diff: RulesDiff) -> String {
+        diff.serviceLabel ?? serviceName(diff.service)
+    }
+
     // MARK: - Text
 
     /// A summary per path and method, each witness on one line, then the verdict.
     public static func text(_ diff: RulesDiff) -> String {
         let old = diff.oldIsEmpty ? "\(diff.old) (absent: deny everything)" : diff.old
-        var lines = ["rules diff \(old) -> \(diff.new) (\(serviceName(diff.service)))"]
+        var lines = ["rules diff \(old) -> \(diff.new) (\(serviceName(diff)))"]
         let changes = diff.changes
         for change in changes {
             let mark = switch change.verdict {
@@ -26,7 +31,7 @@ public enum DiffReport {
             case .unknown, .equivalent: "?"
             }
             lines.append("")
-            lines.append("\(mark) \(change.method.rawValue) \(change.path): \(change.verdict.rawValue)")
+            lines.append("\(mark) \(change.methodName) \(change.path): \(change.verdict.rawValue)")
             if let compact = change.newlyAllowedCompact {
                 lines.append("    newly allowed: \(compact)")
                 if let by = change.newlyAllowedBy { lines.append("      \(by)") }
@@ -75,13 +80,13 @@ public enum DiffReport {
             let location = change.location.map {
                 "{\"file\": \(jsonString($0.file)), \"line\": \($0.line), \"column\": \($0.column)}"
             } ?? "null"
-            return "{\"path\": \(jsonString(change.path)), \"method\": \(jsonString(change.method.rawValue)), "
+            return "{\"path\": \(jsonString(change.path)), \"method\": \(jsonString(change.methodName)), "
                 + "\"verdict\": \(jsonString(change.verdict.rawValue)), \"newlyAllowed\": \(change.newlyAllowed ?? "null"), "
                 + "\"newlyDenied\": \(change.newlyDenied ?? "null"), \"reason\": \(change.reason.map(jsonString) ?? "null"), "
                 + "\"location\": \(location)}"
         }
         return "{\"old\": \(jsonString(diff.old)), \"new\": \(jsonString(diff.new)), "
-            + "\"service\": \(jsonString(serviceName(diff.service))), \"verdict\": \(jsonString(diff.verdict.rawValue)), "
+            + "\"service\": \(jsonString(serviceName(diff))), \"verdict\": \(jsonString(diff.verdict.rawValue)), "
             + "\"changes\": [\(changes.joined(separator: ", "))]}"
     }
 
@@ -106,7 +111,7 @@ public enum DiffReport {
         for diff in diffs {
             for change in diff.changes where change.verdict == .wider || change.verdict == .incomparable {
                 let code = change.verdict == .wider ? VerificationCodes.newAccess : VerificationCodes.newAndLostAccess
-                var message = "`\(change.method.rawValue) \(change.path)` is \(change.verdict.rawValue): \(code.summary). "
+                var message = "`\(change.methodName) \(change.path)` is \(change.verdict.rawValue): \(code.summary). "
                 message += "Newly allowed: \(change.newlyAllowedCompact ?? "(none)")"
                 if let denied = change.newlyDeniedCompact { message += ". Newly denied: \(denied)" }
                 if let reason = change.reason { message += ". Note: \(reason)" }

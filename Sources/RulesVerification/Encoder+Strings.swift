@@ -88,9 +88,20 @@ extension Encoder {
         return atom
     }
 
-    /// Defines the membership atoms: for each subject, one implication per combination of its
-    /// atoms' truth values, each a single membership of an intersection.
+    /// Defines the membership atoms (``RegexMemberships/definitions(_:)``).
     func defineMemberships() {
+        for term in RegexMemberships.definitions(memberships) { assert(term) }
+    }
+}
+
+/// Regular-expression memberships defined together per subject, shared by the encoders.
+enum RegexMemberships {
+    /// The assertions that define the membership atoms: for each subject, one implication per
+    /// combination of its atoms' truth values, each a single membership of an intersection
+    /// (Z3 4.8 decides one membership of an intersection quickly but not several memberships of
+    /// one string); a subject with one atom, or more than five, gets one equivalence per atom.
+    static func definitions(_ memberships: [(subject: String, regex: String, atom: String)]) -> [String] {
+        var out: [String] = []
         var order: [String] = []
         var groups: [String: [(regex: String, atom: String)]] = [:]
         for m in memberships {
@@ -100,7 +111,7 @@ extension Encoder {
         for subject in order {
             let group = groups[subject] ?? []
             guard group.count > 1, group.count <= 5 else {
-                for (regex, atom) in group { assert(SMT.eq(atom, "(str.in_re \(subject) \(regex))")) }
+                for (regex, atom) in group { out.append(SMT.eq(atom, "(str.in_re \(subject) \(regex))")) }
                 continue
             }
             for combination in 0..<(1 << group.count) {
@@ -111,8 +122,9 @@ extension Encoder {
                     guards.append(on ? atom : SMT.not(atom))
                     parts.append(on ? regex : "(re.comp \(regex))")
                 }
-                assert("(=> \(SMT.and(guards)) (str.in_re \(subject) (re.inter \(parts.joined(separator: " ")))))")
+                out.append("(=> \(SMT.and(guards)) (str.in_re \(subject) (re.inter \(parts.joined(separator: " ")))))")
             }
         }
+        return out
     }
 }

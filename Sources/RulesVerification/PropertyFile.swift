@@ -89,24 +89,31 @@ public enum PropertyFileLoader {
     ///
     /// - Throws: ``PropertyFileError`` at the first problem.
     public static func load(path: String) throws(PropertyFileError) -> PropertyFile {
-        let text: String
+        try decode(try readText(path), path: path)
+    }
+
+    /// The text of the property file at `path` (`VF1001` when it cannot be read).
+    static func readText(_ path: String) throws(PropertyFileError) -> String {
         do {
-            text = try BoundedFile.text(path)
+            return try BoundedFile.text(path)
         } catch {
             throw PropertyFileError(code: VerificationCodes.unreadablePropertyFile.id, location: path + error.location, message: error.message)
         }
-        return try decode(text, path: path)
+    }
+
+    /// Property-file text as a tree: YAML for `.yaml`/`.yml` paths, JSON otherwise (`VF1002` on a syntax error).
+    static func parse(_ text: String, path: String) throws(PropertyFileError) -> DocumentTree {
+        let lowered = path.lowercased()
+        do {
+            return lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? try YAMLReader.read(text) : try JSONReader.read(text)
+        } catch {
+            throw PropertyFileError(code: VerificationCodes.propertyFileSyntax.id, location: "\(path):\(error.line):\(error.column)", message: error.message)
+        }
     }
 
     /// Decodes property-file text; `path` decides JSON or YAML and anchors `rules`.
     public static func decode(_ text: String, path: String) throws(PropertyFileError) -> PropertyFile {
-        let lowered = path.lowercased()
-        let tree: DocumentTree
-        do {
-            tree = lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") ? try YAMLReader.read(text) : try JSONReader.read(text)
-        } catch {
-            throw PropertyFileError(code: VerificationCodes.propertyFileSyntax.id, location: "\(path):\(error.line):\(error.column)", message: error.message)
-        }
+        let tree = try parse(text, path: path)
         let file = SourceFile(name: path, text: text)
         func fail(_ message: String, near needle: String? = nil) -> PropertyFileError {
             PropertyFileError(code: VerificationCodes.propertyFileFormat.id, location: locate(needle, in: file), message: message)
@@ -114,7 +121,7 @@ public enum PropertyFileLoader {
         guard case .map = tree else { throw fail("the file must hold a map with `rules`, `service` and `properties`") }
         guard case .string(let rules)? = tree["rules"], !rules.isEmpty else { throw fail("missing key `rules` (the path of the .rules file)") }
         guard case .string(let serviceText)? = tree["service"], let service = CaseService(rawValue: serviceText) else {
-            throw fail("`service` must be `firestore` or `storage`", near: "\"service\"")
+            throw fail("`service` must be `firestore`, `storage` or `database`", near: "\"service\"")
         }
         guard case .list(let items)? = tree["properties"] else { throw fail("missing key `properties` (a list)") }
         var properties: [RulesProperty] = []
@@ -134,26 +141,8 @@ public enum PropertyFileLoader {
                 throw failHere("`path` must be a string starting with `/`", "\"path\"")
             }
             let (segments, rest) = try parsePath(pathText, service: service) { failHere($0, "\"path\"") }
-            guard case .list(let methodItems)? = item["methods"], !methodItems.isEmpty else {
-                throw failHere("`methods` must be a non-empty list of get, list, create, update, delete", "\"methods\"")
-            }
-            var methods: [RequestMethod] = []
-            for methodItem in methodItems {
-                guard case .string(let m) = methodItem, let method = RequestMethod(rawValue: m) else {
-                    throw failHere("`methods` must be a non-empty list of get, list, create, update, delete", "\"methods\"")
-                }
-                if !methods.contains(method) { methods.append(method) }
-            }
-            guard case .string(let kindText)? = item["kind"], let kind = PropertyKind(rawValue: kindText) else {
-                throw failHere("`kind` must be `only-if`, `never` or `possible`", "\"kind\"")
-            }
-            var expect: Verdict?
-            if let expectTree = item["expect"], expectTree != .null {
-                guard case .string(let e) = expectTree, let verdict = Verdict(rawValue: e) else {
-                    throw failHere("`expect` must be `holds`, `violated` or `unknown`", "\"expect\"")
-                }
-                expect = verdict
-            }
+            let (methods, kind, expect): ([RequestMethod], PropertyKind, Verdict?) = try methodsKindExpect(
+                item, names: "get, list, create, update, delete", fail: failHere)
             var condition: Expr?
             var conditionSource = file
             if let conditionTree = item["condition"], conditionTree != .null {
@@ -224,6 +213,33 @@ public enum PropertyFileLoader {
         default: break
         }
         return (segments, rest)
+    }
+
+    /// A property's `methods` (of `names`), `kind` and `expect`, or the first problem (`fail(message, needle)`).
+    static func methodsKindExpect<Method: RawRepresentable & Equatable>(
+        _ item: DocumentTree, names: String, fail: (String, String?) -> PropertyFileError
+    ) throws(PropertyFileError) -> ([Method], PropertyKind, Verdict?) where Method.RawValue == String {
+        guard case .list(let methodItems)? = item["methods"], !methodItems.isEmpty else {
+            throw fail("`methods` must be a non-empty list of \(names)", "\"methods\"")
+        }
+        var methods: [Method] = []
+        for methodItem in methodItems {
+            guard case .string(let m) = methodItem, let method = Method(rawValue: m) else {
+                throw fail("`methods` must be a non-empty list of \(names)", "\"methods\"")
+            }
+            if !methods.contains(method) { methods.append(method) }
+        }
+        guard case .string(let kindText)? = item["kind"], let kind = PropertyKind(rawValue: kindText) else {
+            throw fail("`kind` must be `only-if`, `never` or `possible`", "\"kind\"")
+        }
+        var expect: Verdict?
+        if let expectTree = item["expect"], expectTree != .null {
+            guard case .string(let e) = expectTree, let verdict = Verdict(rawValue: e) else {
+                throw fail("`expect` must be `holds`, `violated` or `unknown`", "\"expect\"")
+            }
+            expect = verdict
+        }
+        return (methods, kind, expect)
     }
 
     static func jsonQuoted(_ text: String) -> String { "\"" + text + "\"" }

@@ -21,14 +21,14 @@ public enum VerificationReport {
         var head = "\(mark) \(result.file): \(property.name): \(result.verdict.rawValue)"
         if !result.passed { head += " (expected \(result.expected.rawValue))" }
         var lines = [head]
-        let methods = result.methods.map(\.rawValue).joined(separator: ", ")
+        let methods = (result.methodNames ?? result.methods.map(\.rawValue)).joined(separator: ", ")
         switch (result.verdict, property.kind) {
         case (.holds, .onlyIf):
             lines.append("    proved: every \(methods) request to \(property.pathText) the rules allow satisfies the condition")
         case (.holds, .never):
             lines.append("    proved: no \(methods) request to \(property.pathText) is allowed")
         case (.violated, .possible):
-            lines.append("    proved: no \(methods) request to \(property.pathText) the rules allow \(property.condition == nil ? "exists" : "satisfies the condition")")
+            lines.append("    proved: no \(methods) request to \(property.pathText) the rules allow \((result.conditionGiven ?? (property.condition != nil)) ? "satisfies the condition" : "exists")")
         case (.unknown, _):
             lines.append("    reason: \(result.reason ?? "unknown")")
         default:

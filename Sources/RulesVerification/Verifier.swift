@@ -28,6 +28,10 @@ public struct PropertyResult: Sendable {
     /// Units of encoding work spent on the property, all queries together (see
     /// ``RulesVerifier/encodingWorkLimit``); a work counter for tests and tools.
     public var encodingWork = 0
+    /// The methods as reports name them, when not ``methods`` (database properties: `read`, `write`).
+    public var methodNames: [String]?
+    /// Whether the property has a condition, when ``property`` does not carry it (database properties).
+    public var conditionGiven: Bool?
 
     /// The expectation in force: the file's, or `holds`.
     public var expected: Verdict { property.expect ?? .holds }

@@ -17,7 +17,8 @@ struct RulesDiffCommand: ParsableCommand {
             validate rules diff --base GITREF FILE... [--format text|json|sarif] [--timeout SECONDS]
             """,
         discussion: """
-            Each method on each match pattern of either file is compared: equivalent, narrower (only \
+            Each method on each match pattern of either file (Realtime Database rules: read and write \
+            on each path pattern of either rule tree) is compared: equivalent, narrower (only \
             newly denied requests), wider (newly allowed requests), incomparable (both) or unknown. \
             Every witness replays through the evaluator on both files. With --base, OLD is each FILE \
             at GITREF (`git show GITREF:FILE`); a FILE absent there is compared against rules that \
@@ -54,9 +55,29 @@ struct RulesDiffCommand: ParsableCommand {
         guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds") }
     }
 
+    /// A compiled rules file of any service.
+    enum Loaded {
+        case security(Program)
+        case database(DatabaseProgram)
+
+        var name: String {
+            switch self {
+            case .security(let program): program.source.name
+            case .database(let program): program.source.name
+            }
+        }
+
+        var serviceName: String {
+            switch self {
+            case .security(let program): program.service.rawValue
+            case .database: "database"
+            }
+        }
+    }
+
     func run() throws {
         // Load and compile every file first: report all problems, compare nothing.
-        var pairs: [(old: Program, new: Program, oldAbsent: Bool)] = []
+        var pairs: [(old: Loaded, new: Loaded, oldAbsent: Bool)] = []
         var problems = 0
         if let base {
             let git = GitRevision(base)
@@ -72,7 +93,7 @@ struct RulesDiffCommand: ParsableCommand {
                     printError("\(file): error[\(VerificationCodes.baseUnavailable.id)]: \(problem)")
                     problems += 1
                 case .success(nil):
-                    guard let old = Self.denyEverything(new.service, name: name) else {
+                    guard let old = Self.denyEverything(like: new, name: name) else {
                         printError("\(file): error[\(VerificationCodes.unusableRules.id)]: internal error: the rules that deny everything do not compile; please report this")
                         problems += 1
                         continue
@@ -88,17 +109,28 @@ struct RulesDiffCommand: ParsableCommand {
             let new = load(path: files[1])
             if let old, let new { pairs.append((old, new, false)) } else { problems += 1 }
         }
-        for pair in pairs where pair.old.service != pair.new.service {
-            printError("\(pair.new.source.name): error[\(VerificationCodes.serviceMismatch.id)]: `\(pair.old.source.name)` guards "
-                       + "`service \(pair.old.service.rawValue)` but `\(pair.new.source.name)` guards `service \(pair.new.service.rawValue)`")
+        for pair in pairs where pair.old.serviceName != pair.new.serviceName {
+            printError("\(pair.new.name): error[\(VerificationCodes.serviceMismatch.id)]: `\(pair.old.name)` guards "
+                       + "`service \(pair.old.serviceName)` but `\(pair.new.name)` guards `service \(pair.new.serviceName)`")
             problems += 1
         }
         if problems > 0 { throw ExitCode(2) }
         let differ = RulesDiffer(timeout: timeout)
+        let databaseDiffer = DatabaseDiffer(timeout: timeout)
         var diffs: [RulesDiff] = []
         for (index, pair) in pairs.enumerated() {
-            // INVARIANT: the services were compared above.
-            guard var diff = try? differ.diff(old: pair.old, new: pair.new) else { throw ExitCode(2) }
+            var diff: RulesDiff
+            switch (pair.old, pair.new) {
+            case (.security(let old), .security(let new)):
+                // INVARIANT: the services were compared above.
+                guard let compared = try? differ.diff(old: old, new: new) else { throw ExitCode(2) }
+                diff = compared
+            case (.database(let old), .database(let new)):
+                diff = databaseDiffer.diff(old: old, new: new)
+            default:
+                // INVARIANT: the services were compared above.
+                throw ExitCode(2)
+            }
             diff.oldIsEmpty = pair.oldAbsent
             diffs.append(diff)
             switch format {
@@ -113,7 +145,7 @@ struct RulesDiffCommand: ParsableCommand {
     }
 
     /// Reads and compiles one rules file, reporting why it cannot be used.
-    private func load(path: String) -> Program? {
+    private func load(path: String) -> Loaded? {
         let source: SourceFile
         do {
             source = try RulesLoader.readSource(path)
@@ -124,11 +156,17 @@ struct RulesDiffCommand: ParsableCommand {
         return compile(source, path: path)
     }
 
-    private func compile(_ source: SourceFile, path: String) -> Program? {
+    private func compile(_ source: SourceFile, path: String) -> Loaded? {
         if RulesLoader.isDatabaseRules(source) {
-            printError("\(path): error[\(VerificationCodes.databaseRules.id)]: Realtime Database rules are not compared by `rules diff`; "
-                       + "it compares Firestore and Storage rules")
-            return nil
+            do {
+                return .database(try RulesLoader.compileDatabase(source))
+            } catch {
+                if case .invalid(let source, let diagnostics) = error {
+                    printError(renderDiagnostics(diagnostics.filter { $0.severity == .error }, in: source))
+                }
+                printError("\(path): error[\(VerificationCodes.unusableRules.id)]: the rules do not compile")
+                return nil
+            }
         }
         let compiled = RulesCompiler.compile(source, regexEngine: RulesLoader.defaultRegexEngine)
         guard let program = compiled.program, !compiled.hasErrors else {
@@ -136,7 +174,15 @@ struct RulesDiffCommand: ParsableCommand {
             printError("\(path): error[\(VerificationCodes.unusableRules.id)]: the rules do not compile")
             return nil
         }
-        return program
+        return .security(program)
+    }
+
+    /// Rules like `file`'s that allow nothing: what a file absent at the base revision is compared with.
+    static func denyEverything(like file: Loaded, name: String) -> Loaded? {
+        switch file {
+        case .security(let program): denyEverything(program.service, name: name).map(Loaded.security)
+        case .database: (try? RulesLoader.compileDatabase(SourceFile(name: name, text: "{\"rules\": {}}\n"))).map(Loaded.database)
+        }
     }
 
     /// Rules of `service` that allow nothing: what a file absent at the base revision is compared with.

@@ -1,5 +1,6 @@
 // `validate rules verify`: prove properties of rules or find a request that breaks them.
 import ArgumentParser
+import DatabaseRules
 import Diagnostics
 import Foundation
 import RulesLanguage
@@ -13,7 +14,8 @@ struct RulesVerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Prove properties of rules for every request, or find a request that breaks them.",
         discussion: """
-            Property files are JSON or YAML (docs/VERIFICATION.md). Each property gets a verdict: holds, \
+            Property files are JSON or YAML (docs/VERIFICATION.md), for Firestore, Storage or Realtime \
+            Database rules (`"service": "database"`). Each property gets a verdict: holds, \
             violated or unknown; witnesses are case objects that replay with `validate rules test`. \
             Exit status: 0 when every property passes (verdict == expect, or holds), 1 when any does not, \
             2 when a file cannot be used, 64 on usage errors.
@@ -40,21 +42,37 @@ struct RulesVerifyCommand: ParsableCommand {
     func run() throws {
         // Load every file and compile its rules first: report all problems, decide nothing.
         var loaded: [(PropertyFile, Program)] = []
+        var loadedDatabase: [(DatabasePropertyFile, DatabaseProgram)] = []
+        var order: [Bool] = []
         var problems = 0
         var sarif: [SARIFResult] = []
         for path in properties {
+            // The rules file guards another service than the property file says.
+            func mismatch(_ message: String) {
+                writeError("\(path): \(message)")
+                sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
+                problems += 1
+            }
             do {
+                if DatabasePropertyFileLoader.isDatabase(path: path) {
+                    let file = try DatabasePropertyFileLoader.load(path: path)
+                    guard case .database(let program) = try RulesLoader.load(path: file.rulesPath, namedIn: path) else {
+                        mismatch("`service` is `database` but `\(file.rulesPath)` is not a database.rules.json file")
+                        continue
+                    }
+                    loadedDatabase.append((file, program))
+                    order.append(true)
+                    continue
+                }
                 let file = try PropertyFileLoader.load(path: path)
                 let program = try RulesLoader.loadProgram(path: file.rulesPath, namedIn: path)
                 let expected: ServiceKind = file.service == .firestore ? .firestore : .storage
                 guard program.service == expected else {
-                    let message = "`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`"
-                    writeError("\(path): \(message)")
-                    sarif.append(SARIFResult(code: VerificationCodes.propertyFileFormat.id, level: .error, message: message, file: path))
-                    problems += 1
+                    mismatch("`service` is `\(file.service.rawValue)` but `\(file.rulesPath)` declares `service \(program.service.rawValue)`")
                     continue
                 }
                 loaded.append((file, program))
+                order.append(false)
             } catch let error as PropertyFileError {
                 writeError(error.description)
                 sarif.append(Self.sarifResult(error, path: path))
@@ -70,11 +88,23 @@ struct RulesVerifyCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let verifier = RulesVerifier(timeout: timeout)
+        let databaseVerifier = DatabaseVerifier(timeout: timeout)
         var failed = 0
         var total = 0
-        for (file, program) in loaded {
-            for property in file.properties {
-                let result = verifier.verify(property, in: file, program: program)
+        var nextSecurity = loaded.makeIterator(), nextDatabase = loadedDatabase.makeIterator()
+        for isDatabase in order {
+            let results: [PropertyResult]
+            let filePath: String
+            if isDatabase, let (file, program) = nextDatabase.next() {
+                filePath = file.path
+                results = file.properties.map { databaseVerifier.verify($0, in: file, program: program) }
+            } else if let (file, program) = nextSecurity.next() {
+                filePath = file.path
+                results = file.properties.map { verifier.verify($0, in: file, program: program) }
+            } else {
+                continue
+            }
+            for result in results {
                 total += 1
                 if !result.passed { failed += 1 }
                 switch format {
@@ -83,7 +113,7 @@ struct RulesVerifyCommand: ParsableCommand {
                 case .sarif:
                     guard !result.passed else { break }
                     let code = VerificationReport.failureCode(result)
-                    sarif.append(SARIFResult(code: code, level: .error, message: VerificationReport.failureMessage(result), file: file.path,
+                    sarif.append(SARIFResult(code: code, level: .error, message: VerificationReport.failureMessage(result), file: filePath,
                                              line: result.property.location.line, column: result.property.location.column))
                 }
             }

@@ -143,4 +143,24 @@ struct RulesDiffBaseTests {
         #expect(none.status == 2)
         #expect(none.stderr.contains("VF3103"), "\(none.stderr)")
     }
+
+    @Test("a database.rules.json absent at the base is compared with rules that deny everything; a Firestore base for it is a service mismatch")
+    func databaseRules() throws {
+        let repository = try Repository()
+        try repository.write("rules/database.rules.json", #"{"rules": {"presence": {"$uid": {".read": "auth != null", ".write": "auth.uid == $uid"}}}}"#)
+        let run = try repository.validate(["rules", "diff", "--base", "HEAD", "rules/database.rules.json", "--format", "json"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let document = try #require(try Self.documents(run.stdout).first)
+        #expect(document["service"] as? String == "database")
+        #expect(document["old"] as? String == "HEAD:rules/database.rules.json")
+        #expect(document["verdict"] as? String == "wider")
+        let changes = document["changes"] as? [[String: Any]] ?? []
+        #expect(changes.contains { $0["path"] as? String == "/presence/$uid" && $0["method"] as? String == "read" && $0["verdict"] as? String == "wider" })
+        #expect(changes.contains { $0["path"] as? String == "/presence/$uid" && $0["method"] as? String == "write" && $0["verdict"] as? String == "wider" })
+        // The Firestore file at the base, database rules in the working copy: two services.
+        try repository.write("rules/app.rules", #"{"rules": {".read": true}}"#)
+        let mismatch = try repository.validate(["rules", "diff", "--base", "HEAD", "rules/app.rules"])
+        #expect(mismatch.status == 2)
+        #expect(mismatch.stderr.contains("VF3102"), "\(mismatch.stderr)")
+    }
 }
