@@ -10,7 +10,10 @@ import PatternAutomata
 ///   (the local part in NFC when it is not ASCII); their pattern rules run on the subjects'
 ///   automata, one pass each; length rules count bytes; list and Swift rules see the subject;
 /// - **per domain** (`domain`, `ascii-domain`): derived from the domain alone (UTS 46, IDNA), so
-///   every rule on them is decided once per distinct domain, in PCRE2, and kept in ``memo``.
+///   every rule on them is decided once per distinct domain, in PCRE2, and kept in a memo.
+///
+/// Each thread has its own memo and copies of the prebuilt violations (``ThreadState``), so
+/// that worker threads never take one lock or count references on shared memory.
 ///
 /// Each rule is decided on its own, then `unless` is applied in pack order, exactly as
 /// ``CompiledRuleSet/evaluate(_:skip:)`` does; a rule's outcome depends only on its subject, so
@@ -99,23 +102,23 @@ final class EmailEngine: Sendable {
         var violations: [Violation] = []
         var lone: Int?
 
-        mutating func add(_ index: Int, _ verdict: Verdict, _ engine: EmailEngine) {
+        mutating func add(_ index: Int, _ verdict: Verdict, _ state: ThreadState) {
             if case .fixed = verdict, violations.isEmpty, lone == nil {
                 lone = index
                 return
             }
             if let first = lone {
-                engine.fixedViolations[first].map { violations.append($0) }
+                state.fixedViolations[first].map { violations.append($0) }
                 lone = nil
             }
             switch verdict {
             case .passes: break
-            case .fixed: engine.fixedViolations[index].map { violations.append($0) }
+            case .fixed: state.fixedViolations[index].map { violations.append($0) }
             case .worded(let violation): violations.append(violation)
             }
         }
 
-        func result(_ engine: EmailEngine) -> [Violation] { lone.map { engine.fixedAlone[$0] } ?? violations }
+        func result(_ state: ThreadState) -> [Violation] { lone.map { state.fixedAlone[$0] } ?? violations }
     }
 
     /// One per-address subject's automaton and what tells, without the rule loop, that none of
@@ -207,8 +210,7 @@ final class EmailEngine: Sendable {
     /// Per rule, its violation when that does not depend on the value (a must-match rule's; a
     /// must-not-match rule's whose every match is the same text), else nil; and that violation
     /// alone in an array (an address breaking one such rule costs no allocation).
-    fileprivate let fixedViolations: [Violation?]
-    fileprivate let fixedAlone: [[Violation]]
+    private let fixedViolations: [Violation?]
     /// Per rule, its Swift rule when it is one.
     private let swiftRules: [(any SubjectRule)?]
     /// Per rule, whether its `unless` names any rule.
@@ -226,7 +228,23 @@ final class EmailEngine: Sendable {
     /// Whether rules are bit sets: at most 64 rules, each automaton bit (and prefilter bit) being
     /// its rule's index. Then an address's candidate rules are one word, and only those are decided.
     let ruleMasks: Bool
-    let memo = BytesMemo<DomainOutcome>()
+
+    /// What one thread uses on its own (``ThreadCopies``): the domain memo, and deep copies of
+    /// the prebuilt violations, each also alone in an array (an address breaking one such rule
+    /// costs no allocation).
+    final class ThreadState {
+        let memo = BytesMemo<DomainOutcome>()
+        let fixedViolations: [Violation?]
+        let fixedAlone: [[Violation]]
+
+        init(fixedViolations: [Violation?]) {
+            self.fixedViolations = fixedViolations.map { $0?.deepCopy }
+            fixedAlone = self.fixedViolations.map { $0.map { [$0] } ?? [] }
+        }
+    }
+
+    /// The calling thread's ``ThreadState``.
+    var threadState: ThreadState { ThreadCopies.local(for: self) { ThreadState(fixedViolations: fixedViolations) } }
 
     /// Why the domain rules have no automata, as the plan says.
     static let perDomain = "decided once per distinct domain (memoized), with no automaton"
@@ -294,7 +312,6 @@ final class EmailEngine: Sendable {
         }
         self.deciders = deciders
         self.fixedViolations = fixedViolations
-        fixedAlone = fixedViolations.map { $0.map { [$0] } ?? [] }
         self.sources = sources
         self.swiftRules = swiftRules
         hasUnless = compiled.rules.map { !$0.unless.isEmpty }
@@ -347,18 +364,17 @@ final class EmailEngine: Sendable {
 
     /// Validates an address given as valid UTF-8.
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
-        guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, normalize: normalize) }
+        let state = threadState
+        guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
         let local = UnsafeBufferPointer(rebasing: bytes[..<at])
-        let domain = memo.outcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome)
+        let domain = state.memo.outcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome)
         if local.allSatisfy({ $0 < 0x80 }) {
-            return decide(Subjects(address: bytes, local: local, nfcLocal: local),
-                          domain: domain, normalize: normalize)
+            return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
         }
         var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
         return subject.withUTF8 { subject in
             nfc.withUTF8 { nfc in
-                decide(Subjects(address: bytes, local: subject, nfcLocal: nfc),
-                       domain: domain, normalize: normalize)
+                decide(Subjects(address: bytes, local: subject, nfcLocal: nfc), domain: domain, state, normalize: normalize)
             }
         }
     }
@@ -379,17 +395,17 @@ final class EmailEngine: Sendable {
     }
 
     /// Every rule in pack order, `unless` applied; the normalized forms when valid.
-    private func decide(_ subjects: Subjects, domain: DomainOutcome?, normalize: Bool) -> ValidationResult {
+    private func decide(_ subjects: Subjects, domain: DomainOutcome?, _ state: ThreadState, normalize: Bool) -> ValidationResult {
         let violations: [Violation]
         if ruleMasks {
-            violations = maskedViolations(subjects, domain)
+            violations = maskedViolations(subjects, domain, state)
         } else if perAddressRulesPass(subjects, domain) {
             violations = domain?.alone ?? []
         } else {
             violations = withASCIIAddress(subjects, domain) { ascii in
                 withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
                     violated.initialize(repeating: false)
-                    return allViolations(subjects, ascii, domain, violated)
+                    return allViolations(subjects, ascii, domain, state, violated)
                 }
             }
         }
@@ -430,7 +446,7 @@ final class EmailEngine: Sendable {
     }
 
     /// The violations, deciding only the rules that may fire (``ruleMasks``).
-    private func maskedViolations(_ subjects: Subjects, _ domain: DomainOutcome?) -> [Violation] {
+    private func maskedViolations(_ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState) -> [Violation] {
         var candidates = domain?.firedMask ?? 0
         var addressBits: UInt64 = 0, localBits: UInt64 = 0
         if let addressChecks {
@@ -455,7 +471,7 @@ final class EmailEngine: Sendable {
         }
         guard candidates != 0 || readsASCIIAddress else { return [] }
         guard readsASCIIAddress || candidates & (asciiAddressChecks?.ruleMask ?? 0) != 0 else {
-            return violations(candidates, subjects, domain, addressBits, localBits, nil, 0)
+            return violations(candidates, subjects, domain, state, addressBits, localBits, nil, 0)
         }
         return withASCIIAddress(subjects, domain) { asciiAddress in
             var asciiBits: UInt64 = 0
@@ -463,12 +479,12 @@ final class EmailEngine: Sendable {
                 asciiBits = asciiAddressChecks.run(asciiAddress)
                 candidates |= asciiAddressChecks.candidates(asciiBits, octets: asciiAddress.count) { Self.codePoints(asciiAddress) }
             }
-            return violations(candidates, subjects, domain, addressBits, localBits, asciiAddress, asciiBits)
+            return violations(candidates, subjects, domain, state, addressBits, localBits, asciiAddress, asciiBits)
         }
     }
 
     /// The violations of the `candidates` rules, in pack order, `unless` applied (``ruleMasks``).
-    private func violations(_ candidates: UInt64, _ subjects: Subjects, _ domain: DomainOutcome?, _ addressBits: UInt64,
+    private func violations(_ candidates: UInt64, _ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState, _ addressBits: UInt64,
                             _ localBits: UInt64, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ asciiBits: UInt64) -> [Violation] {
         var candidates = candidates
         var found = ViolationList()
@@ -489,9 +505,9 @@ final class EmailEngine: Sendable {
             }
             if verdict.passes || unlessMasks[index] & violated != 0 { continue }
             violated |= 1 << UInt64(index)
-            found.add(index, verdict, self)
+            found.add(index, verdict, state)
         }
-        return found.result(self)
+        return found.result(state)
     }
 
     /// Whether no rule on a per-address subject fires.
@@ -521,7 +537,7 @@ final class EmailEngine: Sendable {
     }
 
     /// Every rule in pack order, `unless` applied.
-    private func allViolations(_ subjects: Subjects, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ domain: DomainOutcome?,
+    private func allViolations(_ subjects: Subjects, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ domain: DomainOutcome?, _ state: ThreadState,
                                _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
         let addressBits = addressChecks?.run(subjects.address) ?? 0
         let localBits = subjects.local.flatMap { localChecks?.run($0) } ?? 0
@@ -542,9 +558,9 @@ final class EmailEngine: Sendable {
             if verdict.passes { continue }
             if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
             violated[index] = true
-            found.add(index, verdict, self)
+            found.add(index, verdict, state)
         }
-        return found.result(self)
+        return found.result(state)
     }
 
     /// What rule `index` makes of a per-address subject, given its automaton outcome `bits`.

@@ -24,34 +24,34 @@ final class SingleViolations: Sendable {
     }
 }
 
-/// Per-thread deep copies of ``SingleViolations``.
+/// Per-thread values of an owner: deep copies of ``SingleViolations``, an email engine's memo.
 ///
 /// Every name that breaks one rule gets the same prebuilt array. Reference counting is atomic,
 /// so when several threads retain and release one array they fight over its cache line: in the
 /// batch CLI that cost a quarter of the run. A thread that takes its own deep copy once counts
 /// references only on memory no other thread touches.
 enum ThreadCopies {
-    /// One copy for one owner; a thread's copies form an immutable list (newest first), so
+    /// One value for one owner; a thread's values form an immutable list (newest first), so
     /// reading it needs no exclusivity checks.
     private final class Entry {
         /// Held, so that its identity cannot be reused while the entry exists.
         let owner: AnyObject
-        let copy: SingleViolations
+        let value: AnyObject
         let next: Entry?
 
-        init(owner: AnyObject, copy: SingleViolations, next: Entry?) {
+        init(owner: AnyObject, value: AnyObject, next: Entry?) {
             self.owner = owner
-            self.copy = copy
+            self.value = value
             self.next = next
         }
 
         /// This list with at most `count` entries.
         func prefix(_ count: Int) -> Entry? {
-            count <= 0 ? nil : Entry(owner: owner, copy: copy, next: next?.prefix(count - 1))
+            count <= 0 ? nil : Entry(owner: owner, value: value, next: next?.prefix(count - 1))
         }
     }
 
-    /// A thread keeps copies for at most this many owners (the most recently added ones).
+    /// A thread keeps values for at most this many owners (the most recently added ones).
     private static let limit = 4
 
     private static let key: pthread_key_t = {
@@ -69,14 +69,21 @@ enum ThreadCopies {
 
     /// The calling thread's copy of `shared`, which `owner` hands out, made on first use.
     static func copy(of shared: SingleViolations, for owner: AnyObject) -> SingleViolations {
+        local(for: owner) { shared.deepCopy }
+    }
+
+    /// The calling thread's value for `owner`, made by `make` on the thread's first use (or
+    /// again once the thread has dropped it for newer owners).
+    static func local<Value: AnyObject>(for owner: AnyObject, make: () -> Value) -> Value {
         let head = pthread_getspecific(key).map { Unmanaged<Entry>.fromOpaque($0).takeUnretainedValue() }
         var entry = head
         while let current = entry {
-            if current.owner === owner { return current.copy }
+            // An owner always gets values of one type.
+            if current.owner === owner { return unsafeDowncast(current.value, to: Value.self) }
             entry = current.next
         }
-        let value = shared.deepCopy
-        let list = Entry(owner: owner, copy: value, next: head?.prefix(limit - 1))
+        let value = make()
+        let list = Entry(owner: owner, value: value, next: head?.prefix(limit - 1))
         pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque())
         if let head { Unmanaged.passUnretained(head).release() }
         return value
