@@ -75,13 +75,17 @@ enum ThreadCopies {
     /// The calling thread's value for `owner`, made by `make` on the thread's first use (or
     /// again once the thread has dropped it for newer owners).
     static func local<Value: AnyObject>(for owner: AnyObject, make: () -> Value) -> Value {
-        let head = pthread_getspecific(key).map { Unmanaged<Entry>.fromOpaque($0).takeUnretainedValue() }
-        var entry = head
-        while let current = entry {
+        // The list is walked without counting references: the thread's slot keeps it alive.
+        var next = pthread_getspecific(key)
+        while let pointer = next {
+            let entry = Unmanaged<Entry>.fromOpaque(pointer)
             // An owner always gets values of one type.
-            if current.owner === owner { return unsafeDowncast(current.value, to: Value.self) }
-            entry = current.next
+            if let value = entry._withUnsafeGuaranteedRef({ $0.owner === owner ? unsafeDowncast($0.value, to: Value.self) : nil }) {
+                return value
+            }
+            next = entry._withUnsafeGuaranteedRef { $0.next.map { Unmanaged.passUnretained($0).toOpaque() } }
         }
+        let head = pthread_getspecific(key).map { Unmanaged<Entry>.fromOpaque($0).takeUnretainedValue() }
         let value = make()
         let list = Entry(owner: owner, value: value, next: head?.prefix(limit - 1))
         pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque())
