@@ -136,10 +136,17 @@ struct ServiceHarness {
             listening.finish()
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
+            group.addTask {
+                // A service that stops before listening ends the wait for its port.
+                defer { listening.finish() }
+                try await app.run()
+            }
             defer { group.cancelAll() }
             var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
+            guard let port = await iterator.next() else {
+                try await group.next()
+                throw CancellationError()
+            }
             let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(20)))
             client.connect()
             do {
