@@ -16,7 +16,8 @@ public final class ByteAutomaton: @unchecked Sendable {
     @usableFromInline let table: UnsafeMutablePointer<UInt32>
     /// Per state (not premultiplied), the outcome bits at the end of the subject.
     @usableFromInline let outcomes: UnsafeMutablePointer<UInt64>
-    /// Per state (not premultiplied), the bits of the matches it emits; 0 below ``firstEmitting``.
+    /// Per emitting state, the bits of the matches it emits, at its premultiplied number less
+    /// ``firstEmitting`` (so that a run finds them with no division).
     @usableFromInline let emissions: UnsafeMutablePointer<UInt64>
     /// The first state (premultiplied) that emits matches: every state from it on does.
     public let firstEmitting: UInt32
@@ -43,13 +44,15 @@ public final class ByteAutomaton: @unchecked Sendable {
         }
         table = .allocate(capacity: max(1, dfa.transitions.count))
         outcomes = .allocate(capacity: max(1, stateCount))
-        emissions = .allocate(capacity: max(1, stateCount))
+        let emittingTable = (stateCount - quiet.count) * classCount
+        emissions = .allocate(capacity: max(1, emittingTable))
+        emissions.initialize(repeating: 0, count: max(1, emittingTable))
         for (new, old) in order.enumerated() {
             for byteClass in 0..<classCount {
                 table[new * classCount + byteClass] = UInt32(number[Int(dfa.transitions[old * classCount + byteClass])] * classCount)
             }
             outcomes[new] = global(dfa.matchesAtEnd[old])
-            emissions[new] = global(dfa.emitted[old])
+            if new >= quiet.count { emissions[(new - quiet.count) * classCount] = global(dfa.emitted[old]) }
         }
         firstEmitting = UInt32(quiet.count * classCount)
         emitsMatches = quiet.count < stateCount
@@ -66,19 +69,7 @@ public final class ByteAutomaton: @unchecked Sendable {
     /// The outcome bits for `bytes`: bit set for each pattern that matches (whole subject or
     /// anywhere, as compiled).
     @inlinable
-    public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var state = start
-        guard emitsMatches else {
-            for byte in bytes { state = step(state, byte) }
-            return outcome(state)
-        }
-        var matched: UInt64 = 0
-        for byte in bytes {
-            state = step(state, byte)
-            matched |= emitted(state)
-        }
-        return matched | outcome(state)
-    }
+    public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 { tables.run(bytes) }
 
     /// The state after `byte` (states are premultiplied; begin with ``start``).
     @inlinable @inline(__always)
@@ -90,7 +81,7 @@ public final class ByteAutomaton: @unchecked Sendable {
     /// them in after every step.
     @inlinable @inline(__always)
     public func emitted(_ state: UInt32) -> UInt64 {
-        state >= firstEmitting ? emissions[Int(state) / classCount] : 0
+        state >= firstEmitting ? emissions[Int(state &- firstEmitting)] : 0
     }
 
     /// The outcome bits at the end of a subject that ends in `state`, with what the run has
@@ -98,5 +89,55 @@ public final class ByteAutomaton: @unchecked Sendable {
     @inlinable @inline(__always)
     public func outcome(_ state: UInt32) -> UInt64 {
         outcomes[Int(state) / classCount]
+    }
+
+    /// The automaton's tables, to run it with no reference to count: valid while the automaton
+    /// lives, so its holder must keep the automaton.
+    @inlinable
+    public var tables: Tables {
+        Tables(classes: classes, table: table, outcomes: outcomes, emissions: emissions, classCount: UInt32(classCount),
+               firstEmitting: firstEmitting, emitsMatches: emitsMatches, start: start)
+    }
+
+    /// A ``ByteAutomaton``'s tables, borrowed (see ``ByteAutomaton/tables``).
+    public struct Tables: @unchecked Sendable {
+        // INVARIANT: the pointers are the automaton's, which outlives every copy.
+        @usableFromInline let classes: UnsafePointer<UInt32>
+        @usableFromInline let table: UnsafePointer<UInt32>
+        @usableFromInline let outcomes: UnsafePointer<UInt64>
+        @usableFromInline let emissions: UnsafePointer<UInt64>
+        @usableFromInline let classCount: UInt32
+        @usableFromInline let firstEmitting: UInt32
+        @usableFromInline let emitsMatches: Bool
+        @usableFromInline let start: UInt32
+
+        @usableFromInline
+        init(classes: UnsafeMutablePointer<UInt32>, table: UnsafeMutablePointer<UInt32>, outcomes: UnsafeMutablePointer<UInt64>,
+             emissions: UnsafeMutablePointer<UInt64>, classCount: UInt32, firstEmitting: UInt32, emitsMatches: Bool, start: UInt32) {
+            self.classes = UnsafePointer(classes)
+            self.table = UnsafePointer(table)
+            self.outcomes = UnsafePointer(outcomes)
+            self.emissions = UnsafePointer(emissions)
+            self.classCount = classCount
+            self.firstEmitting = firstEmitting
+            self.emitsMatches = emitsMatches
+            self.start = start
+        }
+
+        /// The outcome bits for `bytes`, as ``ByteAutomaton/run(_:)`` gives them.
+        @inlinable
+        public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+            var state = start
+            guard emitsMatches else {
+                for byte in bytes { state = table[Int(state &+ classes[Int(byte)])] }
+                return outcomes[Int(state / classCount)]
+            }
+            var matched: UInt64 = 0
+            for byte in bytes {
+                state = table[Int(state &+ classes[Int(byte)])]
+                if state >= firstEmitting { matched |= emissions[Int(state &- firstEmitting)] }
+            }
+            return matched | outcomes[Int(state / classCount)]
+        }
     }
 }
