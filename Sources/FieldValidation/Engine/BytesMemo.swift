@@ -1,21 +1,22 @@
 import Foundation
 
-/// A bounded, thread-safe memo keyed by bytes (no `String` is built to look one up): what the
-/// email rules make of a domain, computed once per distinct domain.
+/// A bounded memo keyed by bytes (no `String` is built to look one up), thread-safe unless made
+/// for one thread: what the email rules make of a domain, computed once per distinct domain.
 ///
 /// Real exports repeat a few domains heavily, so IDNA (libidn2) and the domain rules run once per
 /// domain instead of once per address. At most ``capacity`` keys are kept; when full, the memo
 /// is emptied and refills with the keys in use.
 final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
     // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
-    // read or written with `lock` held.
+    // read or written with `lock` held, or by the one thread that owns an unlocked memo.
 
     static var capacity: Int { 4096 }
     /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
     /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
     static var maxKeyBytes: Int { 255 }
     private static var slotCount: Int { 2 * capacity }
-    private let lock = NSLock()
+    /// Nil when one thread owns the memo.
+    private let lock: NSLock?
     // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
     /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
     private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: BytesMemo.slotCount)
@@ -29,7 +30,9 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
     /// How many entries are in use.
     private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
 
-    init() {
+    /// A memo for any thread (`locked`), or for one thread only.
+    init(locked: Bool = true) {
+        lock = locked ? NSLock() : nil
         slots.initialize(repeating: 0, count: Self.slotCount)
         hashes.initialize(repeating: 0, count: Self.capacity)
         keyCounts.initialize(repeating: 0, count: Self.capacity)
@@ -46,34 +49,49 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
 
     /// The value for the key `domain`, computed with `compute` (given the key as a string) when unknown.
     func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value) -> Value {
+        withOutcome(domain, compute: compute) { $0 }
+    }
+
+    /// Runs `body` with the value for the key `domain` (see ``outcome(_:compute:)``). An
+    /// unlocked memo (one thread's own) hands it over counting no reference: the memo keeps it
+    /// alive while `body` runs, as long as `body` does not use the memo.
+    func withOutcome<Result>(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value, _ body: (Value) -> Result) -> Result {
         guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
-            return compute(String(decoding: domain, as: UTF8.self))
+            return body(compute(String(decoding: domain, as: UTF8.self)))
         }
         let hash = Self.hash(UnsafeRawPointer(base), domain.count)
+        guard let lock else {
+            if let known = find(base, domain.count, hash: hash).outcome { return known._withUnsafeGuaranteedRef(body) }
+            return body(insert(compute(String(decoding: domain, as: UTF8.self)), base, domain.count, hash: hash))
+        }
         lock.lock()
         let known = find(base, domain.count, hash: hash).outcome?.takeUnretainedValue()
         lock.unlock()
-        if let known { return known }
+        if let known { return body(known) }
         // Computed outside the lock: two threads may both compute a new domain, harmlessly.
         let outcome = compute(String(decoding: domain, as: UTF8.self))
-        lock.withLock {
-            var (found, slot) = find(base, domain.count, hash: hash)
-            guard found == nil else { return }
-            if count.pointee >= Self.capacity {
-                // Full: start again with the domains in use.
-                slots.update(repeating: 0, count: Self.slotCount)
-                releaseAll()
-                count.pointee = 0
-                (found, slot) = find(base, domain.count, hash: hash)
-            }
-            let entry = count.pointee
-            count.pointee += 1
-            hashes[entry] = hash
-            keyCounts[entry] = domain.count
-            (keys + entry * Self.maxKeyBytes).update(from: base, count: domain.count)
-            outcomes[entry] = Unmanaged.passRetained(outcome)
-            slots[slot] = Int32(entry + 1)
+        return body(lock.withLock { insert(outcome, base, domain.count, hash: hash) })
+    }
+
+    /// Keeps `outcome` for the key, unless the key is known already; returns the value kept.
+    /// Call with `lock` held, if any.
+    private func insert(_ outcome: Value, _ base: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> Value {
+        var (found, slot) = find(base, keyCount, hash: hash)
+        if let found { return found.takeUnretainedValue() }
+        if count.pointee >= Self.capacity {
+            // Full: start again with the domains in use.
+            slots.update(repeating: 0, count: Self.slotCount)
+            releaseAll()
+            count.pointee = 0
+            (found, slot) = find(base, keyCount, hash: hash)
         }
+        let entry = count.pointee
+        count.pointee += 1
+        hashes[entry] = hash
+        keyCounts[entry] = keyCount
+        (keys + entry * Self.maxKeyBytes).update(from: base, count: keyCount)
+        outcomes[entry] = Unmanaged.passRetained(outcome)
+        slots[slot] = Int32(entry + 1)
         return outcome
     }
 

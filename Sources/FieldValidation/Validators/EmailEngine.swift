@@ -84,8 +84,8 @@ final class EmailEngine: Sendable {
     /// What one rule makes of an address.
     private enum Verdict {
         case passes
-        /// It fires, with its fixed violation (``fixedViolations``).
-        case fixed
+        /// It fires, with its violation of this variant (``KnownViolations``).
+        case known(Int)
         case worded(Violation)
 
         init(_ violation: Violation?) { self = violation.map(Verdict.worded) ?? .passes }
@@ -96,74 +96,83 @@ final class EmailEngine: Sendable {
         }
     }
 
-    /// The violations found so far, in pack order; a lone violation with fixed wording is kept
-    /// as its rule, so that an address breaking one such rule shares a prebuilt array.
+    /// The violations found so far, in pack order. While every one is known by its variant (and
+    /// has a rule index below 64) they are kept as a ``KnownViolations/Key``, so that an address
+    /// breaking the same rules as an earlier one, in the same words, shares its prebuilt array.
     private struct ViolationList {
         var violations: [Violation] = []
-        var lone: Int?
+        var key = KnownViolations.Key()
+        var count = 0
 
         mutating func add(_ index: Int, _ verdict: Verdict, _ state: ThreadState) {
-            if case .fixed = verdict, violations.isEmpty, lone == nil {
-                lone = index
-                return
-            }
-            if let first = lone {
-                state.fixedViolations[first].map { violations.append($0) }
-                lone = nil
-            }
             switch verdict {
-            case .passes: break
-            case .fixed: state.fixedViolations[index].map { violations.append($0) }
-            case .worded(let violation): violations.append(violation)
+            case .passes: return
+            case .known(let variant) where violations.isEmpty && index < 64 && variant < 256 && count < KnownViolations.maxCount:
+                key.rules |= 1 << UInt64(index)
+                key.variants |= UInt64(variant) << UInt64(8 * count)
+                count += 1
+            case .known(let variant):
+                expandKnown(state)
+                violations.append(state.known.violation(index, variant))
+            case .worded(let violation):
+                expandKnown(state)
+                violations.append(violation)
             }
         }
 
-        func result(_ state: ThreadState) -> [Violation] { lone.map { state.fixedAlone[$0] } ?? violations }
+        /// Writes out the violations kept as a key so far.
+        private mutating func expandKnown(_ state: ThreadState) {
+            guard key.rules != 0 else { return }
+            violations = state.known.violations(of: key)
+            key = KnownViolations.Key()
+            count = 0
+        }
+
+        func result(_ state: ThreadState) -> [Violation] { violations.isEmpty ? state.known.violations(of: key) : violations }
     }
 
-    /// One per-address subject's automaton and what tells, without the rule loop, that none of
-    /// its rules fires (most addresses break none).
-    private final class SubjectChecks: @unchecked Sendable {
-        // INVARIANT: every stored property is written only in `init`.
-        /// The subject's automata (none when it has no pattern), and the first, read without
-        /// reference counting (``automata`` keeps it alive).
-        let automata: [ByteAutomaton]
-        unowned(unsafe) let first: ByteAutomaton?
+    /// One per-address subject's automata and what tells, without the rule loop, that none of
+    /// its rules fires (most addresses break none). Plain values: reading them counts no reference.
+    private struct SubjectChecks {
+        /// The subject's first automaton (nil when it has no pattern), borrowed from ``automata``,
+        /// which the engine keeps; whether it has more.
+        let first: ByteAutomaton.Tables?
+        let hasMoreAutomata: Bool
+        /// Which entry of ``EmailEngine/subjectLists`` holds its automata and rule lists.
+        let lists: Int
         /// Automaton bits of the rules it decides exactly: must-not-match ones fire when theirs
         /// is set, must-match ones when theirs is clear.
         let firesWhenSet: UInt64
         let firesWhenClear: UInt64
-        /// Rules that may fire only when their (prefilter) bit is set, and those bits.
-        let prefiltered: [Int]
+        /// The bits of the rules that may fire only when their (prefilter) bit is set.
         let prefilterBits: UInt64
         /// The lengths every length rule on the subject allows, in octets and in code points.
         let octets: (low: Int, high: Int)
         let codePoints: (low: Int, high: Int)
         /// Whether some length rule counts code points.
         let countsCodePoints: Bool
-        /// The other rules on the subject, decided one by one (PCRE2 alone, lists, Swift rules
-        /// with no prefilter, must-match prefilters).
-        let others: [Int]
-        /// With rule masks (``RuleMasks``): its length rules, and ``others``.
+        /// Whether only its length rules read the subject (then its bytes are not needed).
+        let readsLengthsOnly: Bool
+        /// With rule masks (``ruleMasks``): its length rules, the rules decided one by one, and
+        /// every rule on the subject.
         let lengthMask: UInt64
         let othersMask: UInt64
-        /// With rule masks: every rule on the subject.
         let ruleMask: UInt64
 
-        init(automata: [ByteAutomaton], firesWhenSet: UInt64, firesWhenClear: UInt64, prefiltered: [Int],
-             prefilterBits: UInt64, octets: (low: Int, high: Int), codePoints: (low: Int, high: Int), others: [Int], lengths: [Int]) {
-            self.automata = automata
-            first = automata.first
+        init(lists: Int, _ subject: SubjectLists, firesWhenSet: UInt64, firesWhenClear: UInt64, prefilterBits: UInt64,
+             octets: (low: Int, high: Int), codePoints: (low: Int, high: Int), lengths: [Int]) {
+            first = subject.automata.first?.tables
+            hasMoreAutomata = subject.automata.count > 1
+            self.lists = lists
             self.firesWhenSet = firesWhenSet
             self.firesWhenClear = firesWhenClear
-            self.prefiltered = prefiltered
             self.prefilterBits = prefilterBits
             self.octets = octets
             self.codePoints = codePoints
             countsCodePoints = codePoints != (0, Int.max)
-            self.others = others
+            readsLengthsOnly = subject.automata.isEmpty && subject.prefiltered.isEmpty && subject.others.isEmpty
             lengthMask = lengths.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
-            othersMask = others.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+            othersMask = subject.others.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
             ruleMask = firesWhenSet | firesWhenClear | prefilterBits | lengthMask | othersMask
         }
 
@@ -176,20 +185,6 @@ final class EmailEngine: Sendable {
             return lengthsPass(octets: count, codePoints: codePoints) ? candidates : candidates | lengthMask
         }
 
-        /// Whether only its length rules read the subject (then its bytes are not needed).
-        var readsLengthsOnly: Bool { automata.isEmpty && prefiltered.isEmpty && others.isEmpty }
-
-        /// The automata's outcome bits for `subject`.
-        @inline(__always)
-        func run(_ subject: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            guard let first else { return 0 }
-            var bits = first.run(UnsafeRawBufferPointer(subject))
-            if automata.count > 1 {
-                for automaton in automata.dropFirst() { bits |= automaton.run(UnsafeRawBufferPointer(subject)) }
-            }
-            return bits
-        }
-
         /// Whether every length rule passes.
         @inline(__always)
         func lengthsPass(octets count: Int, codePoints: () -> Int) -> Bool {
@@ -198,6 +193,16 @@ final class EmailEngine: Sendable {
             let count = codePoints()
             return count >= self.codePoints.low && count <= self.codePoints.high
         }
+    }
+
+    /// A per-address subject's automata, and its rules decided one by one.
+    private struct SubjectLists {
+        let automata: [ByteAutomaton]
+        /// Rules that may fire only when their (prefilter) bit is set.
+        let prefiltered: [Int]
+        /// The other rules on the subject, decided one by one (PCRE2 alone, lists, Swift rules
+        /// with no prefilter, must-match prefilters).
+        let others: [Int]
     }
 
     /// The rules, with automata for the per-address subjects only.
@@ -216,11 +221,11 @@ final class EmailEngine: Sendable {
     /// Per rule, whether its `unless` names any rule.
     private let hasUnless: [Bool]
     /// The per-address subjects' checks (nil when no rule reads the subject).
-    /// Read without reference counting: ``subjectChecks`` keeps them alive.
-    private unowned(unsafe) let addressChecks: SubjectChecks?
-    private unowned(unsafe) let localChecks: SubjectChecks?
-    private unowned(unsafe) let asciiAddressChecks: SubjectChecks?
-    private let subjectChecks: [SubjectChecks]
+    private let addressChecks: SubjectChecks?
+    private let localChecks: SubjectChecks?
+    private let asciiAddressChecks: SubjectChecks?
+    /// Their automata and rule lists (``SubjectChecks/lists``).
+    private let subjectLists: [SubjectLists]
     /// The rules on `domain` and `ascii-domain`, in pack order.
     private let domainRules: [Int]
     /// Rule `i`'s `unless` as a bit set, when every rule has a bit (``ruleMasks``).
@@ -229,22 +234,17 @@ final class EmailEngine: Sendable {
     /// its rule's index. Then an address's candidate rules are one word, and only those are decided.
     let ruleMasks: Bool
 
-    /// What one thread uses on its own (``ThreadCopies``): the domain memo, and deep copies of
-    /// the prebuilt violations, each also alone in an array (an address breaking one such rule
-    /// costs no allocation).
+    /// What one thread uses on its own (``ThreadCopies``): the domain memo, and the violations
+    /// known by their variant, deep copies of the engine's (an address breaking only such rules
+    /// costs no allocation once an address has broken them in the same words).
     final class ThreadState {
-        let memo = BytesMemo<DomainOutcome>()
-        let fixedViolations: [Violation?]
-        let fixedAlone: [[Violation]]
+        let memo = BytesMemo<DomainOutcome>(locked: false)
+        let known: KnownViolations
 
-        init(fixedViolations: [Violation?]) {
-            self.fixedViolations = fixedViolations.map { $0?.deepCopy }
-            fixedAlone = self.fixedViolations.map { $0.map { [$0] } ?? [] }
+        init(rules: [CompiledRule], fixedViolations: [Violation?]) {
+            known = KnownViolations(rules: rules, fixed: fixedViolations)
         }
     }
-
-    /// The calling thread's ``ThreadState``.
-    var threadState: ThreadState { ThreadCopies.local(for: self) { ThreadState(fixedViolations: fixedViolations) } }
 
     /// Why the domain rules have no automata, as the plan says.
     static let perDomain = "decided once per distinct domain (memoized), with no automaton"
@@ -318,6 +318,7 @@ final class EmailEngine: Sendable {
         self.asciiOnly = asciiOnly
         domainRules = sources.indices.filter { sources[$0] == .domain }
         let plan = rules.patterns
+        var lists: [SubjectLists] = []
         /// The checks of the rules on `source`.
         func checks(_ source: Source) -> SubjectChecks? {
             let members = sources.indices.filter { sources[$0] == source }
@@ -347,15 +348,15 @@ final class EmailEngine: Sendable {
                 }
             }
             let automata = plan.subjects.first { Source($0.name) == source && source != .domain }?.patterns.automata ?? []
-            return SubjectChecks(automata: automata, firesWhenSet: firesWhenSet, firesWhenClear: firesWhenClear,
-                                 prefiltered: prefiltered, prefilterBits: prefilterBits, octets: octets,
-                                 codePoints: codePoints, others: others, lengths: lengths)
+            let subject = SubjectLists(automata: automata, prefiltered: prefiltered, others: others)
+            lists.append(subject)
+            return SubjectChecks(lists: lists.count - 1, subject, firesWhenSet: firesWhenSet, firesWhenClear: firesWhenClear,
+                                 prefilterBits: prefilterBits, octets: octets, codePoints: codePoints, lengths: lengths)
         }
-        let address = checks(.address), local = checks(.localPart), asciiAddress = checks(.asciiAddress)
-        subjectChecks = [address, local, asciiAddress].compactMap { $0 }
-        addressChecks = address
-        localChecks = local
-        asciiAddressChecks = asciiAddress
+        addressChecks = checks(.address)
+        localChecks = checks(.localPart)
+        asciiAddressChecks = checks(.asciiAddress)
+        subjectLists = lists
         ruleMasks = rules.rules.count <= 64
             && plan.slots.enumerated().allSatisfy { index, slot in slot.map { $0.bit == 1 << UInt64(index) } ?? true }
             && zip(prefilters, plan.extraSlots).allSatisfy { extra, slot in slot.map { $0.bit == 1 << UInt64(extra.bit) } ?? true }
@@ -364,17 +365,19 @@ final class EmailEngine: Sendable {
 
     /// Validates an address given as valid UTF-8.
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
-        let state = threadState
-        guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
-        let local = UnsafeBufferPointer(rebasing: bytes[..<at])
-        let domain = state.memo.outcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome)
-        if local.allSatisfy({ $0 < 0x80 }) {
-            return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
-        }
-        var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
-        return subject.withUTF8 { subject in
-            nfc.withUTF8 { nfc in
-                decide(Subjects(address: bytes, local: subject, nfcLocal: nfc), domain: domain, state, normalize: normalize)
+        ThreadCopies.withLocal(for: self, make: { ThreadState(rules: rules.rules, fixedViolations: fixedViolations) }) { state in
+            guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
+            return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome) { domain in
+                let local = UnsafeBufferPointer(rebasing: bytes[..<at])
+                if local.allSatisfy({ $0 < 0x80 }) {
+                    return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
+                }
+                var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
+                return subject.withUTF8 { subject in
+                    nfc.withUTF8 { nfc in
+                        decide(Subjects(address: bytes, local: subject, nfcLocal: nfc), domain: domain, state, normalize: normalize)
+                    }
+                }
             }
         }
     }
@@ -399,7 +402,7 @@ final class EmailEngine: Sendable {
         let violations: [Violation]
         if ruleMasks {
             violations = maskedViolations(subjects, domain, state)
-        } else if perAddressRulesPass(subjects, domain) {
+        } else if perAddressRulesPass(subjects, domain, state) {
             violations = domain?.alone ?? []
         } else {
             violations = withASCIIAddress(subjects, domain) { ascii in
@@ -451,11 +454,11 @@ final class EmailEngine: Sendable {
         var addressBits: UInt64 = 0, localBits: UInt64 = 0
         if let addressChecks {
             let address = subjects.address
-            addressBits = addressChecks.run(address)
+            addressBits = run(addressChecks, address)
             candidates |= addressChecks.candidates(addressBits, octets: address.count) { Self.codePoints(address) }
         }
         if let localChecks, let local = subjects.local {
-            localBits = localChecks.run(local)
+            localBits = run(localChecks, local)
             candidates |= localChecks.candidates(localBits, octets: local.count) { Self.codePoints(local) }
         }
         var readsASCIIAddress = false
@@ -470,13 +473,15 @@ final class EmailEngine: Sendable {
             }
         }
         guard candidates != 0 || readsASCIIAddress else { return [] }
+        // Only domain rules fire: their violations are the domain's own, prebuilt.
+        if let domain, candidates == domain.firedMask, !readsASCIIAddress { return domain.alone }
         guard readsASCIIAddress || candidates & (asciiAddressChecks?.ruleMask ?? 0) != 0 else {
             return violations(candidates, subjects, domain, state, addressBits, localBits, nil, 0)
         }
         return withASCIIAddress(subjects, domain) { asciiAddress in
             var asciiBits: UInt64 = 0
             if let asciiAddressChecks, let asciiAddress, readsASCIIAddress {
-                asciiBits = asciiAddressChecks.run(asciiAddress)
+                asciiBits = run(asciiAddressChecks, asciiAddress)
                 candidates |= asciiAddressChecks.candidates(asciiBits, octets: asciiAddress.count) { Self.codePoints(asciiAddress) }
             }
             return violations(candidates, subjects, domain, state, addressBits, localBits, asciiAddress, asciiBits)
@@ -499,9 +504,9 @@ final class EmailEngine: Sendable {
                 guard let fired = domain?.fired else { continue }
                 while fired[nextDomainRule].rule != index { nextDomainRule += 1 }
                 verdict = .worded(fired[nextDomainRule].violation)
-            case .address: verdict = self.verdict(index, subjects.address, addressBits)
-            case .localPart: verdict = subjects.local.map { self.verdict(index, $0, localBits) } ?? .passes
-            case .asciiAddress: verdict = asciiAddress.map { self.verdict(index, $0, asciiBits) } ?? .passes
+            case .address: verdict = self.verdict(index, subjects.address, addressBits, state)
+            case .localPart: verdict = subjects.local.map { self.verdict(index, $0, localBits, state) } ?? .passes
+            case .asciiAddress: verdict = asciiAddress.map { self.verdict(index, $0, asciiBits, state) } ?? .passes
             }
             if verdict.passes || unlessMasks[index] & violated != 0 { continue }
             violated |= 1 << UInt64(index)
@@ -511,25 +516,37 @@ final class EmailEngine: Sendable {
     }
 
     /// Whether no rule on a per-address subject fires.
-    private func perAddressRulesPass(_ subjects: Subjects, _ domain: DomainOutcome?) -> Bool {
-        if let addressChecks, !passes(addressChecks, subjects.address) { return false }
-        if let localChecks, let local = subjects.local, !passes(localChecks, local) { return false }
+    private func perAddressRulesPass(_ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState) -> Bool {
+        if let addressChecks, !passes(addressChecks, subjects.address, state) { return false }
+        if let localChecks, let local = subjects.local, !passes(localChecks, local, state) { return false }
         guard let asciiAddressChecks, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount else { return true }
-        guard asciiAddressChecks.readsLengthsOnly else { return withASCIIAddress(subjects, domain) { passes(asciiAddressChecks, $0!) } }
+        guard asciiAddressChecks.readsLengthsOnly else { return withASCIIAddress(subjects, domain) { passes(asciiAddressChecks, $0!, state) } }
         // `local@ascii-domain` without building it: the ASCII domain has a code point per byte.
         return asciiAddressChecks.lengthsPass(octets: local.count + 1 + domainCount) { Self.codePoints(local) + 1 + domainCount }
     }
 
     /// Whether no rule of `checks` fires on `subject`.
-    private func passes(_ checks: SubjectChecks, _ subject: UnsafeBufferPointer<UInt8>) -> Bool {
-        let bits = checks.run(subject)
+    private func passes(_ checks: SubjectChecks, _ subject: UnsafeBufferPointer<UInt8>, _ state: ThreadState) -> Bool {
+        let bits = run(checks, subject)
         guard (bits & checks.firesWhenSet) | (~bits & checks.firesWhenClear) == 0,
               checks.lengthsPass(octets: subject.count, codePoints: { Self.codePoints(subject) }) else { return false }
+        let lists = subjectLists[checks.lists]
         if bits & checks.prefilterBits != 0 {
-            for index in checks.prefiltered where !verdict(index, subject, bits).passes { return false }
+            for index in lists.prefiltered where !verdict(index, subject, bits, state).passes { return false }
         }
-        for index in checks.others where !verdict(index, subject, bits).passes { return false }
+        for index in lists.others where !verdict(index, subject, bits, state).passes { return false }
         return true
+    }
+
+    /// The outcome bits of the automata of `checks` for `subject`.
+    @inline(__always)
+    private func run(_ checks: SubjectChecks, _ subject: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let first = checks.first else { return 0 }
+        var bits = first.run(UnsafeRawBufferPointer(subject))
+        if checks.hasMoreAutomata {
+            for automaton in subjectLists[checks.lists].automata.dropFirst() { bits |= automaton.run(UnsafeRawBufferPointer(subject)) }
+        }
+        return bits
     }
 
     private static func codePoints(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
@@ -539,9 +556,9 @@ final class EmailEngine: Sendable {
     /// Every rule in pack order, `unless` applied.
     private func allViolations(_ subjects: Subjects, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ domain: DomainOutcome?, _ state: ThreadState,
                                _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
-        let addressBits = addressChecks?.run(subjects.address) ?? 0
-        let localBits = subjects.local.flatMap { localChecks?.run($0) } ?? 0
-        let asciiBits = asciiAddress.flatMap { asciiAddressChecks?.run($0) } ?? 0
+        let addressBits = addressChecks.map { run($0, subjects.address) } ?? 0
+        let localBits = localChecks.flatMap { checks in subjects.local.map { run(checks, $0) } } ?? 0
+        let asciiBits = asciiAddressChecks.flatMap { checks in asciiAddress.map { run(checks, $0) } } ?? 0
         var found = ViolationList()
         var nextDomainRule = 0
         for index in rules.rules.indices {
@@ -551,9 +568,9 @@ final class EmailEngine: Sendable {
                 guard let fired = domain?.fired, nextDomainRule < fired.count, fired[nextDomainRule].rule == index else { continue }
                 verdict = .worded(fired[nextDomainRule].violation)
                 nextDomainRule += 1
-            case .address: verdict = self.verdict(index, subjects.address, addressBits)
-            case .localPart: if let local = subjects.local { verdict = self.verdict(index, local, localBits) }
-            case .asciiAddress: if let asciiAddress { verdict = self.verdict(index, asciiAddress, asciiBits) }
+            case .address: verdict = self.verdict(index, subjects.address, addressBits, state)
+            case .localPart: if let local = subjects.local { verdict = self.verdict(index, local, localBits, state) }
+            case .asciiAddress: if let asciiAddress { verdict = self.verdict(index, asciiAddress, asciiBits, state) }
             }
             if verdict.passes { continue }
             if hasUnless[index], rules.rules[index].unless.contains(where: { violated[$0] }) { continue }
@@ -564,25 +581,28 @@ final class EmailEngine: Sendable {
     }
 
     /// What rule `index` makes of a per-address subject, given its automaton outcome `bits`.
-    private func verdict(_ index: Int, _ subject: UnsafeBufferPointer<UInt8>, _ bits: UInt64) -> Verdict {
+    private func verdict(_ index: Int, _ subject: UnsafeBufferPointer<UInt8>, _ bits: UInt64, _ state: ThreadState) -> Verdict {
         switch deciders[index] {
         case let .automaton(bit, mustMatch):
             guard (bits & bit != 0) != mustMatch else { return .passes }
-            if fixedViolations[index] != nil { return .fixed }
+            if fixedViolations[index] != nil { return .known(0) }
             return .worded(rules.rules[index].knownPatternViolation(input(index, subject)))
         case let .prefilter(bit, mustMatch):
             // The approximation matches whatever the pattern matches.
-            guard bits & bit != 0 else { return mustMatch ? .fixed : .passes }
+            guard bits & bit != 0 else { return mustMatch ? .known(0) : .passes }
             return Verdict(rules.rules[index].evaluate(input(index, subject)))
         case .byRule:
             return Verdict(rules.rules[index].evaluate(input(index, subject)))
         case let .length(octets, min, max):
             let length = octets ? subject.count : Self.codePoints(subject)
-            guard length < (min ?? 0) || length > (max ?? Int.max) else { return .passes }
-            return Verdict(rules.rules[index].lengthViolation(length, min: min, max: max))
+            guard length < (min ?? 0) || length > (max ?? Int.max),
+                  let violation = rules.rules[index].lengthViolation(length, min: min, max: max) else { return .passes }
+            return state.known.lengthVariant(index, length, violation).map(Verdict.known) ?? .worded(violation)
         case let .swift(prefilter):
             if let prefilter, bits & prefilter == 0 { return .passes }
-            return Verdict(swiftRules[index]?.check(subject: subject, asciiOnly: asciiOnly).map(rules.rules[index].swiftViolation))
+            guard let found = swiftRules[index]?.check(subject: subject, asciiOnly: asciiOnly) else { return .passes }
+            let rule = rules.rules[index]
+            return state.known.swiftVariant(index, found) { rule.swiftViolation(found) }.map(Verdict.known) ?? .worded(rule.swiftViolation(found))
         case .perDomain:
             return .passes
         }
