@@ -109,6 +109,12 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
             hash ^= hash >> 29
             i += 8
         }
+        if i < count, count >= 8 {
+            // The last eight bytes, overlapping those already read.
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+            i = count
+        }
         while i < count {
             hash = (hash ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0x100_0000_01b3
             i += 1

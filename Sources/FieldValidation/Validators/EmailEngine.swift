@@ -369,7 +369,7 @@ final class EmailEngine: Sendable {
             guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
             return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome) { domain in
                 let local = UnsafeBufferPointer(rebasing: bytes[..<at])
-                if local.allSatisfy({ $0 < 0x80 }) {
+                if Self.isASCII(local) {
                     return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
                 }
                 var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
@@ -380,6 +380,22 @@ final class EmailEngine: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether every byte is ASCII, read eight at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0, high: UInt64 = 0
+        while index + 8 <= bytes.count {
+            high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            high |= UInt64(base[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// Where the address's only `@` is; nil when it has none or several.

@@ -230,10 +230,14 @@ enum EmailRules {
         /// No `@`, or two.
         let prefilter: String? = #"\A[^@]*\z|@[^@]*@"#
 
+        /// The parameters for each count below 8, built once.
+        private static let counts = (0..<8).map { ["count": String($0)] }
+
         func check(subject bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool) -> [String: String]? {
             var count = 0
             for byte in bytes where byte == UInt8(ascii: "@") { count += 1 }
-            return count == 1 ? nil : ["count": String(count)]
+            guard count != 1 else { return nil }
+            return count < Self.counts.count ? Self.counts[count] : ["count": String(count)]
         }
     }
 
