@@ -29,7 +29,6 @@ final class KnownViolations {
     /// Per rule, that violation alone in an array (empty when the rule has none).
     private let alone: [[Violation]]
     /// Per length rule, its violations by length, deep-copied on first use.
-    private let lengthRules: [CompiledRule?]
     private let lengthViolations: [UnsafeMutablePointer<Violation?>?]
     /// Per Swift rule, the parameters it found and their violations (deep copies), in order.
     private var swiftFound: [[(parameters: [String: String], violation: Violation)]]
@@ -43,12 +42,8 @@ final class KnownViolations {
     init(rules: [CompiledRule], fixed: [Violation?]) {
         self.fixed = fixed.map { $0?.deepCopy }
         alone = self.fixed.map { $0.map { [$0] } ?? [] }
-        lengthRules = rules.map { rule in
-            if case .length = rule.check { return rule }
-            return nil
-        }
-        lengthViolations = lengthRules.map { rule in
-            guard rule != nil else { return nil }
+        lengthViolations = rules.map { rule in
+            guard case .length = rule.check else { return nil }
             let table = UnsafeMutablePointer<Violation?>.allocate(capacity: 255)
             table.initialize(repeating: nil, count: 255)
             return table
