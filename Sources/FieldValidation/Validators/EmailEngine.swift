@@ -367,7 +367,7 @@ final class EmailEngine: Sendable {
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
         ThreadCopies.withLocal(for: self, make: { ThreadState(rules: rules.rules, fixedViolations: fixedViolations) }) { state in
             guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
-            return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: domainOutcome) { domain in
+            return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: { domainOutcome($0) }) { domain in
                 let local = UnsafeBufferPointer(rebasing: bytes[..<at])
                 if Self.isASCII(local) {
                     return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
