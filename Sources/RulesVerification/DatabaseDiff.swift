@@ -61,29 +61,30 @@ public struct DatabaseDiffer: Sendable {
         return RulesDiff(old: old.source.name, new: new.source.name, service: .firestore, serviceLabel: "database", compared: compared)
     }
 
-    /// Whether every rule that decides the shape is the same in both files (the same syntax
-    /// trees at the same places): then every request is decided alike.
+    /// Whether every rule that decides the pattern is the same in both files (the same syntax
+    /// trees at the same places): then every request is decided alike. A `$` segment stands for
+    /// every key, as ``DatabaseShapes/expand(_:programs:mentioned:limit:)`` compares it: the
+    /// literal children at that level (their rules and what lies below them on the pattern's
+    /// path) and the wildcard.
     static func sameRules(_ segments: [String], isWrite: Bool, old: DatabaseProgram, new: DatabaseProgram) -> Bool {
-        var a: RuleNode? = old.root, b: RuleNode? = new.root
-        var depth = 0
-        while true {
-            guard let x = a, let y = b else { return a == nil && b == nil }
-            let kinds: [RuleKind] = isWrite ? [.write, .validate] : [.read]
-            for kind in kinds where x.rule(kind)?.body != y.rule(kind)?.body { return false }
-            // Wildcard names are what `$x` in the rules refers to.
-            guard x.path == y.path else { return false }
-            if depth == segments.count { return !isWrite || x.sameRules(as: y) }
-            let key = DBKey.literal(segments[depth])
-            if segments[depth].hasPrefix("$") {
-                guard Set(x.children.keys) == Set(y.children.keys) else { return false }
-                a = x.wildcard?.node
-                b = y.wildcard?.node
-            } else {
-                a = DatabaseRuleEncoding.child(x, key)
-                b = DatabaseRuleEncoding.child(y, key)
-            }
-            depth += 1
+        sameRules(segments[...], isWrite: isWrite, old.root, new.root)
+    }
+
+    private static func sameRules(_ segments: ArraySlice<String>, isWrite: Bool, _ a: RuleNode?, _ b: RuleNode?) -> Bool {
+        guard let x = a, let y = b else { return a == nil && b == nil }
+        let kinds: [RuleKind] = isWrite ? [.write, .validate] : [.read]
+        for kind in kinds where x.rule(kind)?.body != y.rule(kind)?.body { return false }
+        // Wildcard names are what `$x` in the rules refers to.
+        guard x.path == y.path else { return false }
+        guard let segment = segments.first else { return !isWrite || x.sameRules(as: y) }
+        let rest = segments.dropFirst()
+        guard segment.hasPrefix("$") else {
+            let key = DBKey.literal(segment)
+            return sameRules(rest, isWrite: isWrite, DatabaseRuleEncoding.child(x, key), DatabaseRuleEncoding.child(y, key))
         }
+        guard Set(x.children.keys) == Set(y.children.keys) else { return false }
+        for (key, child) in x.children where !sameRules(rest, isWrite: isWrite, child, y.children[key]) { return false }
+        return sameRules(rest, isWrite: isWrite, x.wildcard?.node, y.wildcard?.node)
     }
 
     private func decide(_ segments: [String], pattern: String, method: DatabaseMethod, old: DatabaseProgram,

@@ -120,4 +120,22 @@ struct DatabaseDiffTests {
         // At `/a/b` the grant above adds nothing: `auth != null` already grants there.
         #expect(diff.change("/a/b", "write")?.verdict == .equivalent)
     }
+
+    // Found by FuzzDatabaseDiff: a `$` segment's shapes include the literal keys at its level, but
+    // the same-rules shortcut compared only the wildcard's rules there, so `read /c/$id/$k` was
+    // `equivalent` while `read /c/u1/n` (one of its shapes) changed.
+    @Test("a pattern's `$` segment covers its literal siblings: a rule changed on one is no shortcut to `equivalent`")
+    func wildcardSegmentCoversLiteralSiblings() throws {
+        let old = #"{"rules": {"c": {"$id": {"n": {".read": "auth != null", ".validate": "newData.isString()"}, "$k": {".read": false}}}}}"#
+        let new = #"{"rules": {"c": {"$id": {"n": {".read": true, ".validate": "newData.isString()"}, "$k": {".read": false}}}}}"#
+        let diff = try databaseDiff(old, new)
+        #expect(diff.change("/c/$id/n", "read")?.verdict == .wider)
+        let change = try #require(diff.change("/c/$id/$k", "read"))
+        #expect(change.verdict == .wider, "\(change.reason ?? "")")
+        let witness = try #require(change.newlyAllowed)
+        #expect(try databaseReplayAllowed(witness, program: try databaseProgram(new)).testCase.path.hasSuffix("/n"))
+        // Writes are decided by the same rules in both files, literal sibling included.
+        #expect(diff.change("/c/$id/$k", "write")?.verdict == .equivalent)
+        #expect(diff.change("/c/$id", "write")?.verdict == .equivalent)
+    }
 }

@@ -41,6 +41,7 @@ public enum FuzzTargets {
         "FuzzDatabaseEval": DatabaseEvalHarness.run,
         "FuzzVerify": VerifyHarness.run,
         "FuzzDiff": DiffHarness.run,
+        "FuzzDatabaseDiff": DatabaseDiffHarness.run,
         "FuzzRulesDocuments": DocumentReadersHarness.run,
         "FuzzPackCompiler": PackCompilerHarness.run,
         "FuzzBreached": BreachedHarness.run,
