@@ -17,14 +17,6 @@ enum StringStep: Equatable, Sendable {
     /// Each occurrence of the literal (2 or more characters), leftmost first and without
     /// overlaps, becomes `with` (`replace('rn', 'm')`).
     case replaceLiteral([UInt32], with: [UInt32])
-
-    /// The characters this step writes that were not in its input.
-    var replacement: [UInt32] {
-        switch self {
-        case .lowerASCII, .caseMapping: []
-        case .replaceCharacters(_, let with), .replaceLiteral(_, let with): with
-        }
-    }
 }
 
 /// A nondeterministic automaton without empty moves whose transitions read one character from a
