@@ -27,7 +27,7 @@ extension Builtins {
             try meter.charge(s.utf8.count, span)
             switch (name, args.count) {
             case ("lower", 0), ("upper", 0):
-                let mapped = name == "lower" ? s.lowercased() : s.uppercased()
+                let mapped = (name == "lower" ? CaseMapping.lower : .upper).apply(s)
                 try meter.build(mapped.utf8.count, "bytes", by: "`\(name)()`", span)
                 return .string(mapped)
             case ("size", 0): return .int(Int64(s.unicodeScalars.count))

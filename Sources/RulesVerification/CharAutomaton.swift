@@ -3,24 +3,20 @@
 // pushed back through each step to a regular language of the original string: the preimage of a
 // language under each step is built exactly, then written as one SMT-LIB regex.
 
+import RulesLanguage
+
 /// One step from a string to a derived string; every step is a total function on strings.
 enum StringStep: Equatable, Sendable {
-    /// ASCII capitals become small letters; every other character is kept. (Unicode `lower()`
-    /// is this step exactly on ASCII strings.)
+    /// ASCII capitals become small letters; every other character is kept (a rule pack's
+    /// `canonical` key).
     case lowerASCII
+    /// `lower()` or `upper()`: Unicode case mapping, one scalar at a time (``ScalarMap``).
+    case caseMapping(CaseMapping)
     /// Each character in the set becomes `with` (`replace('[1i|]', 'l')`).
     case replaceCharacters(set: [ClosedRange<UInt32>], with: [UInt32])
     /// Each occurrence of the literal (2 or more characters), leftmost first and without
     /// overlaps, becomes `with` (`replace('rn', 'm')`).
     case replaceLiteral([UInt32], with: [UInt32])
-
-    /// The characters this step writes that were not in its input.
-    var replacement: [UInt32] {
-        switch self {
-        case .lowerASCII: []
-        case .replaceCharacters(_, let with), .replaceLiteral(_, let with): with
-        }
-    }
 }
 
 /// A nondeterministic automaton without empty moves whose transitions read one character from a
@@ -59,6 +55,38 @@ struct CharAutomaton {
         return automaton
     }
 
+    /// The automaton of the strings Swift's `==` finds equal to one of `texts` (canonical
+    /// equivalence): the variants of each text's normal form whose combining marks canonical
+    /// ordering sorts back, pushed back through canonical decomposition. Nil when a text has a
+    /// scalar outside Z3's alphabet or a run of combining marks with more than
+    /// ``CanonicalEquivalence/maxOrders`` orders.
+    static func canonicallyEqual(to texts: [String]) -> CharAutomaton? {
+        var automaton = CharAutomaton(edges: [[]], finals: [])
+        for text in texts {
+            let form = CanonicalEquivalence.normalForm(text)
+            guard text.unicodeScalars.allSatisfy({ $0.value <= RegexTranslator.maxCharacter }),
+                  form.allSatisfy({ $0 <= RegexTranslator.maxCharacter }) else { return nil }
+            var state = 0
+            for piece in CanonicalEquivalence.pieces(form) {
+                guard let orders = piece.count == 1 ? [piece] : CanonicalEquivalence.orders(of: piece) else { return nil }
+                let end = automaton.edges.count
+                automaton.edges.append([])
+                for order in orders {
+                    var from = state
+                    for (index, scalar) in order.enumerated() {
+                        let to = index == order.count - 1 ? end : automaton.edges.count
+                        if to != end { automaton.edges.append([]) }
+                        automaton.edges[from].append(([(scalar, scalar)], to))
+                        from = to
+                    }
+                }
+                state = end
+            }
+            automaton.finals.insert(state)
+        }
+        return automaton.trimmed().preimage(ScalarMap.decomposition)
+    }
+
     /// The states reached from `state` by reading `text`.
     func reading(_ state: Int, _ text: [UInt32]) -> Set<Int> {
         var current: Set<Int> = [state]
@@ -95,7 +123,33 @@ struct CharAutomaton {
             return result.trimmed()
         case .replaceLiteral(let literal, let with):
             return preimage(literal: literal, with: with)
+        case .caseMapping(let mapping):
+            return preimage(ScalarMap.of(mapping))
         }
+    }
+
+    /// The automaton of the strings `map` maps into this automaton's language: from each state,
+    /// a scalar `map` keeps follows this automaton's transitions, and a scalar it changes goes
+    /// wherever reading its image leads.
+    func preimage(_ map: ScalarMap) -> CharAutomaton {
+        var result = CharAutomaton(edges: Array(repeating: [], count: edges.count), finals: finals, start: start)
+        for state in edges.indices {
+            var candidates: Set<UInt32> = []
+            for edge in edges[state] {
+                let kept = CharSets.subtract(edge.set, map.changed)
+                if !kept.isEmpty { result.edges[state].append((kept, edge.to)) }
+                candidates.formUnion(map.changedScalars(startingIn: edge.set))
+            }
+            // Changed scalars with the same targets share one transition per target.
+            var byTarget: [Int: CharSet] = [:]
+            for scalar in candidates {
+                for target in reading(state, map.image(scalar)) { byTarget[target, default: []].append((scalar, scalar)) }
+            }
+            for (target, set) in byTarget.sorted(by: { $0.key < $1.key }) {
+                result.edges[state].append((RegexTranslator.normalize(set), target))
+            }
+        }
+        return result.trimmed()
     }
 
     /// The preimage under "replace each occurrence of `literal`": a product of this automaton

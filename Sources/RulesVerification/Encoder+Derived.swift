@@ -1,33 +1,22 @@
-// Encoder+Derived: strings derived from another by `lower()` and `replace()` steps. Their tests
-// against literals (`==`, `!=`, `in` a list of literals) are exact: the literals are pushed back
-// through the steps (``CharAutomaton``) to one regex membership of the original string. Every
-// other use of a derived string sees an unconstrained string (a sound over-approximation).
+// Encoder+Derived: strings derived from another by `lower()`, `upper()` and `replace()` steps.
+// Their tests against literals (`==`, `!=`, `in` a list of literals) are exact: the strings Swift's
+// `==` finds equal to the literals are pushed back through the steps (``CharAutomaton``) to one
+// regex membership of the original string. Every other use of a derived string sees what the
+// step's own encoding gives (an uninterpreted function for `lower()`/`upper()`, an unconstrained
+// string for `replace()`): a sound over-approximation.
 import Diagnostics
 
 /// A string made from the string `base` (an SMT term) by `steps`, in order.
 struct StringDerivation {
     var base: String
     var steps: [StringStep]
-
-    /// A `lower()` step makes the derivation exact only where the base is ASCII (Unicode
-    /// lowercasing beyond ASCII is not a per-character map: `İ` becomes two scalars).
-    var needsASCII: Bool { steps.contains(.lowerASCII) }
 }
 
 extension Encoder {
-    /// ASCII strings.
-    static let asciiStrings = "(re.* (re.range \"\\u{0}\" \"\\u{7f}\"))"
-
     /// Records that the string `term` is the string `source` after `step`.
     func derive(_ term: String, from source: String, _ step: StringStep) {
-        guard encodesForAgreement else { return }
         var derivation = derivations[source] ?? StringDerivation(base: source, steps: [])
         derivation.steps.append(step)
-        // An ASCII base reaches `lower()` as ASCII only when no earlier step writes other characters.
-        if let lower = derivation.steps.lastIndex(of: .lowerASCII),
-           derivation.steps[..<lower].contains(where: { $0.replacement.contains { $0 > 0x7F } }) {
-            return
-        }
         derivations[term] = derivation
     }
 
@@ -74,19 +63,23 @@ extension Encoder {
     }
 
     /// Whether the derived string `term` is one of `literals`, compared as Swift's `==` compares
-    /// ASCII text, as one membership of the string it derives from; nil when `term` is not
-    /// derived, a literal is not ASCII, or the preimage has no finite regex.
+    /// strings, as one membership of the string it derives from; nil when `term` is not derived or
+    /// the preimage has no regex (``CharAutomaton/canonicallyEqual(to:)``,
+    /// ``CharAutomaton/minimalRegex()``).
     func derivedMembership(_ term: String, _ literals: [String]) -> String? {
-        guard let derivation = derivations[term], !literals.isEmpty,
-              literals.allSatisfy({ $0.unicodeScalars.allSatisfy(\.isASCII) }) else { return nil }
-        var automaton = CharAutomaton.literals(literals.map { $0.unicodeScalars.map(\.value) }, canonicalEquivalents: true)
-        for step in derivation.steps.reversed() { automaton = automaton.preimage(step) }
-        guard let regex = automaton.minimalRegex() else { return nil }
-        let exact = lazyMembership(derivation.base, regex, automaton)
-        guard derivation.needsASCII else { return exact }
-        // Beyond ASCII, the uninterpreted `lower()` stands: any answer is possible.
-        let plain = SMT.or(literals.map { SMT.eq(term, SMT.string($0)) })
-        return share(SMT.ite(membership(derivation.base, Encoder.asciiStrings), exact, plain))
+        guard let derivation = derivations[term], !literals.isEmpty else { return nil }
+        let key = "\(derivation.steps)\u{0}" + literals.joined(separator: "\u{0}")
+        let preimage: (regex: String, automaton: CharAutomaton)?
+        if let known = derivedPreimages[key] {
+            preimage = known
+        } else {
+            var automaton = CharAutomaton.canonicallyEqual(to: literals)
+            for step in derivation.steps.reversed() { automaton = automaton?.preimage(step) }
+            preimage = automaton.flatMap { automaton in automaton.minimalRegex().map { ($0, automaton) } }
+            derivedPreimages[key] = preimage
+        }
+        guard let preimage else { return nil }
+        return lazyMembership(derivation.base, preimage.regex, preimage.automaton)
     }
 
     /// `subject ∈ regex` for a regex of a finite list (a preimage of literals). With

@@ -31,6 +31,7 @@ extension Encoder {
             // Entries a computed key may read have their nested maps related too.
             if linkComputedEntries() { changed = true }
         }
+        caseMappingAxioms()
         defineMemberships()
         let keyCounts = maps.map(\.keys.count)
         let relationCount = relations.count
@@ -56,6 +57,7 @@ extension Encoder {
             // Equal rest content has equal size.
             assert(SMT.implies(SMT.eq(a.restId, b.restId), SMT.eq(a.restCount, b.restCount)))
         }
+        recordCaseMappingUses()
         // INVARIANT: no key or relation appeared after the alignment above.
         if relations.count != relationCount || maps.prefix(keyCounts.count).map(\.keys.count) != keyCounts { invariantBroken() }
     }

@@ -1,6 +1,8 @@
-// Encoder+Strings: string methods, `lower()`/`upper()` as uninterpreted functions, and regex
+// Encoder+Strings: string methods, `lower()`/`upper()` (derived strings, and an uninterpreted
+// function for every other use), and regex
 // memberships (`matches()`), defined per subject in ``Encoder/finish()``.
 import Diagnostics
+import RulesLanguage
 
 extension Encoder {
     // MARK: - Strings
@@ -8,8 +10,10 @@ extension Encoder {
     func stringMethod(_ s: String, _ name: String, _ args: [SymValue], _ span: SourceSpan) -> SymValue {
         switch (name, args.count) {
         case ("size", 0): return SymValue(.int("(str.len \(s))"))
-        case ("lower", 0), ("upper", 0):
-            return SymValue(.string(caseMapping(name, s, span)))
+        case ("lower", 0):
+            return SymValue(.string(caseMapping(.lower, s, span)))
+        case ("upper", 0):
+            return SymValue(.string(caseMapping(.upper, s, span)))
         case ("matches", 1):
             return map(args[0]) { p in
                 guard case .string(let pattern) = p else { return .error }
@@ -45,36 +49,61 @@ extension Encoder {
         return SMT.concreteString(term)
     }
 
-    /// `lower()`/`upper()`: an uninterpreted function, exact on the strings it is applied to in a
-    /// witness (the witness is replayed), with axioms true of Unicode case mapping on ASCII.
-    private func caseMapping(_ name: String, _ s: String, _ span: SourceSpan) -> String {
-        if let concrete = SMT.concreteString(s) {
-            return SMT.string(name == "lower" ? concrete.lowercased() : concrete.uppercased())
-        }
+    /// `lower()`/`upper()`: a literal is mapped; a computed string gives a derived string
+    /// (Encoder+Derived.swift), exact in `==`, `!=` and `in` against literals. Any other use sees
+    /// an uninterpreted function, exact on the strings it is applied to in a witness (the witness
+    /// is replayed, and refuted models pin it to the real values), with an axiom true of Unicode
+    /// case mapping on ASCII.
+    private func caseMapping(_ mapping: CaseMapping, _ s: String, _ span: SourceSpan) -> String {
+        let name = mapping.rawValue
+        if let concrete = SMT.concreteString(s) { return SMT.string(mapping.apply(concrete)) }
         if !functions.contains(name) {
             functions.insert(name)
             declarations.append("(declare-fun |\(name)| (String) String)")
         }
-        abstract("\(name)() beyond ASCII", span)
+        let result = "(|\(name)| \(s))"
+        guard !pendingCaseMappings.contains(where: { $0.result == result }) else { return result }
         let argument = fresh("\(name).arg", "String")
         assert(SMT.eq(argument, s))
-        caseMappings.append((name, argument))
-        let result = "(|\(name)| \(s))"
-        let unchanged = name == "lower"
-            ? "(re.* (re.union (re.range \"\\u{0}\" \"\\u{40}\") (re.range \"\\u{5b}\" \"\\u{7f}\")))"
-            : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))"
-        // ASCII without letters of the other case is unchanged; ASCII maps to ASCII of the same
-        // length with no letters of the other case.
-        // ASCII without letters of the other case is unchanged. (More axioms, such as "ASCII maps
-        // to ASCII of the same length", made Z3 4.8 an order of magnitude slower; models are
-        // refined with the real values instead.)
-        // (`rules agree` leaves it out: its derived strings are exact without it, and one more
-        // membership of the compared string slows Z3 down there.)
-        if !encodesForAgreement { assert("(=> \(membership(s, unchanged)) (= \(result) \(s)))") }
-        if name == "lower" { derive(result, from: s, .lowerASCII) }
+        let location = source.location(of: span.start)
+        pendingCaseMappings.append((mapping, s, result, argument, "\(source.name):\(location.line):\(location.column)"))
+        derive(result, from: s, .caseMapping(mapping))
         return result
     }
 
+    /// For each `lower()`/`upper()` whose uninterpreted result the encoding uses so far (a test
+    /// against literals goes through its argument instead), the fact that ASCII without letters
+    /// of the other case is unchanged. (More axioms, such as "ASCII maps to ASCII of the same
+    /// length", made Z3 4.8 an order of magnitude slower; models are refined with the real values
+    /// instead.) `rules agree` leaves it out: one more membership of the compared string slows Z3
+    /// down there. Call once, before the memberships are defined.
+    func caseMappingAxioms() {
+        guard !encodesForAgreement else { return }
+        for pending in pendingCaseMappings where uses(pending.result) {
+            let unchanged = pending.mapping == .lower
+                ? "(re.* (re.union (re.range \"\\u{0}\" \"\\u{40}\") (re.range \"\\u{5b}\" \"\\u{7f}\")))"
+                : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))"
+            assert("(=> \(membership(pending.subject, unchanged)) (= \(pending.result) \(pending.subject)))")
+        }
+    }
+
+    /// Records each `lower()`/`upper()` whose uninterpreted result the finished encoding uses: an
+    /// abstraction at its location, and an application whose real value refutes a model (see
+    /// ``caseMappings``). Call once, when encoding is finished.
+    func recordCaseMappingUses() {
+        for pending in pendingCaseMappings where uses(pending.result) {
+            abstractions.append(Abstraction(construct: "`\(pending.mapping.rawValue)()` of a computed string used other than in `==`, `!=` or `in` against literals",
+                                            location: pending.location))
+            caseMappings.append((pending.mapping.rawValue, pending.argument))
+        }
+        pendingCaseMappings = []
+    }
+
+    /// Whether a declaration, an assertion or a membership (defined or not yet) mentions `term`.
+    private func uses(_ term: String) -> Bool {
+        declarations.contains { $0.contains(term) } || assertions.contains { $0.contains(term) }
+            || memberships.contains { $0.subject.contains(term) } || lazyMemberships.contains { $0.subject.contains(term) }
+    }
 
     /// `subject ∈ regex` as a Bool constant, defined in ``finish()`` together with every other
     /// membership of the same subject: Z3 4.8 decides one membership of an intersection quickly but

@@ -106,8 +106,11 @@ final class Encoder {
 
     /// Every declared constant, for reading a model back.
     private(set) var valueSymbols: [String] = []
-    /// `lower`/`upper` applications: (function, constant equal to the argument).
+    /// `lower`/`upper` applications whose uninterpreted result the encoding uses: (function,
+    /// constant equal to the argument). Set by ``recordCaseMappingUses()``.
     var caseMappings: [(String, String)] = []
+    /// Every `lower`/`upper` application of a computed string, until ``finish()``.
+    var pendingCaseMappings: [(mapping: CaseMapping, subject: String, result: String, argument: String, location: String)] = []
 
     /// A name for a long term, so terms that reuse it stay small (the text would otherwise grow
     /// exponentially with nesting: every `&&` mentions both sides' truth and error terms).
@@ -243,17 +246,21 @@ final class Encoder {
 
     /// How the other keys of two diffed maps split, by the maps' names (see ``diffRest(_:_:)``).
     var diffRests: [DiffRest] = []
-    /// The encoding for `rules agree` (Encoder+Derived.swift): `lower()` and `replace()` make
-    /// derived strings, exact in tests against literals; list memberships are left undefined
-    /// until asked for; `lower()` gets no axiom. Off for `verify` and `diff`, whose queries the
-    /// extra memberships of the same string slow down past their budget.
+    /// The encoding for `rules agree` (Encoder+Derived.swift): `replace()` makes derived
+    /// strings, exact in tests against literals (as `lower()` and `upper()` do everywhere); list
+    /// memberships are left undefined until asked for; `lower()` gets no axiom. Off for `verify`
+    /// and `diff`, whose queries the extra memberships of the same string slow down past their
+    /// budget.
     var encodesForAgreement = false
     /// Memberships left undefined until asked for (see ``lazyMembership(_:_:)``).
     var lazyMemberships: [(subject: String, regex: String, atom: String, automaton: CharAutomaton)] = []
 
-    /// Strings made from another by `lower()` and `replace()` steps, by their term (see
+    /// Strings made from another by `lower()`, `upper()` and `replace()` steps, by their term (see
     /// ``derive(_:_:)`` in Encoder+Derived.swift).
     var derivations: [String: StringDerivation] = [:]
+    /// The regexes of derived strings' tests against literals, by steps and literals (see
+    /// ``derivedMembership(_:_:)``); nil where there is none.
+    var derivedPreimages: [String: (regex: String, automaton: CharAutomaton)?] = [:]
 
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []

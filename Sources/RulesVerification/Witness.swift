@@ -123,7 +123,8 @@ final class WitnessBuilder {
     func caseMappingFacts() -> [String] {
         encoder.caseMappings.compactMap { name, argument in
             guard let value = model.string(argument) else { return nil }
-            let real = name == "lower" ? value.lowercased() : value.uppercased()
+            guard let mapping = CaseMapping(method: name) else { return nil }
+            let real = mapping.apply(value)
             return "(assert (= (|\(name)| \(SMT.string(value))) \(SMT.string(real))))"
         }
     }

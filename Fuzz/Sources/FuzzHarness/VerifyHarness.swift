@@ -5,7 +5,8 @@ import RulesTesting
 import RulesVerification
 
 /// Builds a small ruleset and one property from the fuzz bytes (conditions over auth, path
-/// variables, document fields, lookups, `lower()`, `matches()`, key sets, time), verifies it, and
+/// variables, document fields, lookups, `lower()`/`upper()` (against computed strings and
+/// non-ASCII literals), `matches()`, key sets, time), verifies it, and
 /// checks the verdict against the evaluator. A third of the inputs are "deep": the block has a
 /// recursive wildcard (`/c/{id}/{sub=**}`, `/{pre=**}/c/{id}`), the property path is
 /// `…/documents/{rest=**}`, and the sampled requests have 1 to 5 segments below `documents`.
@@ -25,8 +26,11 @@ public enum VerifyHarness {
         "resource == null", "request.resource.data.n is int",
         "!request.resource.data.diff(resource.data).affectedKeys().hasAny(['owner'])",
         "getAfter(/databases/$(database)/documents/c/$(id)).data.n == 2",
+        "id.lower() == 'élise'", "id.upper() in ['AB', 'ÉLISE', 'STRASSE']", "request.resource.data.owner.upper() != 'ÉLISE'",
     ]
-    static let ids = ["u1", "u2", "abc", "Ab"]
+    /// Ids, uids and string values; the non-ASCII ones map to the literals of the `lower()`/`upper()`
+    /// atoms (`É` precomposed and as `E` + U+0301, `ß` uppercasing to `SS`).
+    static let ids = ["u1", "u2", "abc", "Ab", "Élise", "E\u{301}LISE", "straße"]
     /// Conditions of deep properties, over the `{rest=**}` path.
     static let deepAtoms = [
         "rest[0] == 'c'", "rest[1] == 'u1'", "rest == /c/u1", "request.auth != null", "request.auth.uid == 'u1'",
