@@ -62,28 +62,30 @@ extension Encoder {
             declarations.append("(declare-fun |\(name)| (String) String)")
         }
         let result = "(|\(name)| \(s))"
-        guard !pendingCaseMappings.contains(where: { $0.result == result }) else { return result }
         let argument = fresh("\(name).arg", "String")
         assert(SMT.eq(argument, s))
         let location = source.location(of: span.start)
-        pendingCaseMappings.append((mapping, s, result, argument, "\(source.name):\(location.line):\(location.column)"))
+        // ASCII without letters of the other case is unchanged. (More axioms, such as "ASCII maps
+        // to ASCII of the same length", made Z3 4.8 an order of magnitude slower; models are
+        // refined with the real values instead.) `rules agree` leaves it out: one more
+        // membership of the compared string slows Z3 down there.
+        let unchanged = encodesForAgreement ? nil : membership(s, mapping == .lower
+            ? "(re.* (re.union (re.range \"\\u{0}\" \"\\u{40}\") (re.range \"\\u{5b}\" \"\\u{7f}\")))"
+            : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))")
+        pendingCaseMappings.append((mapping, s, result, argument, "\(source.name):\(location.line):\(location.column)",
+                                    assertions.count, unchanged))
         derive(result, from: s, .caseMapping(mapping))
         return result
     }
 
     /// For each `lower()`/`upper()` whose uninterpreted result the encoding uses so far (a test
     /// against literals goes through its argument instead), the fact that ASCII without letters
-    /// of the other case is unchanged. (More axioms, such as "ASCII maps to ASCII of the same
-    /// length", made Z3 4.8 an order of magnitude slower; models are refined with the real values
-    /// instead.) `rules agree` leaves it out: one more membership of the compared string slows Z3
-    /// down there. Call once, before the memberships are defined.
+    /// of the other case is unchanged, placed where the call was encoded. Call once, before the
+    /// memberships are defined.
     func caseMappingAxioms() {
-        guard !encodesForAgreement else { return }
-        for pending in pendingCaseMappings where uses(pending.result) {
-            let unchanged = pending.mapping == .lower
-                ? "(re.* (re.union (re.range \"\\u{0}\" \"\\u{40}\") (re.range \"\\u{5b}\" \"\\u{7f}\")))"
-                : "(re.* (re.union (re.range \"\\u{0}\" \"\\u{60}\") (re.range \"\\u{7b}\" \"\\u{7f}\")))"
-            assert("(=> \(membership(pending.subject, unchanged)) (= \(pending.result) \(pending.subject)))")
+        for pending in pendingCaseMappings.reversed() where uses(pending.result) {
+            guard let unchanged = pending.unchanged else { continue }
+            assert("(=> \(unchanged) (= \(pending.result) \(pending.subject)))", at: pending.position)
         }
     }
 

@@ -110,7 +110,10 @@ final class Encoder {
     /// constant equal to the argument). Set by ``recordCaseMappingUses()``.
     var caseMappings: [(String, String)] = []
     /// Every `lower`/`upper` application of a computed string, until ``finish()``.
-    var pendingCaseMappings: [(mapping: CaseMapping, subject: String, result: String, argument: String, location: String)] = []
+    /// Each also with where its axiom goes among ``assertions`` and the membership the axiom
+    /// tests, both fixed where the call is encoded (Z3 4.8's effort depends on their order).
+    var pendingCaseMappings: [(mapping: CaseMapping, subject: String, result: String, argument: String, location: String,
+                               position: Int, unchanged: String?)] = []
 
     /// A name for a long term, so terms that reuse it stay small (the text would otherwise grow
     /// exponentially with nesting: every `&&` mentions both sides' truth and error terms).
@@ -132,6 +135,11 @@ final class Encoder {
 
     func assert(_ term: String) {
         if term != "true" { assertions.append("(assert \(term))") }
+    }
+
+    /// Asserts `term` at `position` among the assertions made so far.
+    func assert(_ term: String, at position: Int) {
+        if term != "true" { assertions.insert("(assert \(term))", at: position) }
     }
 
     func makeMap(_ name: String) -> SymMap {
