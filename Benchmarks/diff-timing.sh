@@ -20,6 +20,8 @@ trap 'rm -rf "$work"' EXIT
 edits=(
   "firestore: profile get for any signed-in user|rules/firestore.rules|s/allow get: if isOwner(userId);/allow get: if isSignedIn();/"
   "firestore: claim delete without the holder check|rules/firestore.rules|s/allow delete: if isSignedIn() \&\& resource.data.userId == request.auth.uid;/allow delete: if isSignedIn();/"
+  "firestore: profile create for any signed-in user|rules/firestore.rules|s/allow create: if isOwner(userId)/allow create: if isSignedIn()/"
+  "firestore: profile update for any signed-in user|rules/firestore.rules|s/allow update: if isOwner(userId)/allow update: if isSignedIn()/"
   "firestore: reordered conjuncts in isOwner|rules/firestore.rules|s/return isSignedIn() \&\& request.auth.uid == userId;/return request.auth.uid == userId \&\& isSignedIn();/"
   "storage: pictures up to 10 MiB|rules/storage.rules|s/request.resource.size <= 5 \* 1024 \* 1024/request.resource.size <= 10 * 1024 * 1024/"
   "storage: read signed out|rules/storage.rules|s/allow read: if isSignedIn();/allow read;/"
