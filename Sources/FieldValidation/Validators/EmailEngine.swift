@@ -132,8 +132,11 @@ final class EmailEngine: Sendable {
     }
 
     /// One per-address subject's automata and what tells, without the rule loop, that none of
-    /// its rules fires (most addresses break none). Plain values: reading them counts no reference.
+    /// its rules fires (most addresses break none). Plain values, read in place (the engine's
+    /// properties are not optional, so that no check is copied out): reading them counts no reference.
     private struct SubjectChecks {
+        /// Whether some rule reads the subject; when none does, the checks below pass everything.
+        let isPresent: Bool
         /// The subject's first automaton (nil when it has no pattern), borrowed from ``automata``,
         /// which the engine keeps; whether it has more.
         let first: ByteAutomaton.Tables?
@@ -159,8 +162,13 @@ final class EmailEngine: Sendable {
         let othersMask: UInt64
         let ruleMask: UInt64
 
+        /// The checks of a subject no rule reads.
+        static let absent = SubjectChecks(lists: -1, SubjectLists(automata: [], prefiltered: [], others: []), firesWhenSet: 0,
+                                          firesWhenClear: 0, prefilterBits: 0, octets: (0, .max), codePoints: (0, .max), lengths: [])
+
         init(lists: Int, _ subject: SubjectLists, firesWhenSet: UInt64, firesWhenClear: UInt64, prefilterBits: UInt64,
              octets: (low: Int, high: Int), codePoints: (low: Int, high: Int), lengths: [Int]) {
+            isPresent = lists >= 0
             first = subject.automata.first?.tables
             hasMoreAutomata = subject.automata.count > 1
             self.lists = lists
@@ -220,10 +228,10 @@ final class EmailEngine: Sendable {
     private let swiftRules: [(any SubjectRule)?]
     /// Per rule, whether its `unless` names any rule.
     private let hasUnless: [Bool]
-    /// The per-address subjects' checks (nil when no rule reads the subject).
-    private let addressChecks: SubjectChecks?
-    private let localChecks: SubjectChecks?
-    private let asciiAddressChecks: SubjectChecks?
+    /// The per-address subjects' checks (``SubjectChecks/absent`` when no rule reads the subject).
+    private let addressChecks: SubjectChecks
+    private let localChecks: SubjectChecks
+    private let asciiAddressChecks: SubjectChecks
     /// Their automata and rule lists (``SubjectChecks/lists``).
     private let subjectLists: [SubjectLists]
     /// The rules on `domain` and `ascii-domain`, in pack order.
@@ -320,9 +328,9 @@ final class EmailEngine: Sendable {
         let plan = rules.patterns
         var lists: [SubjectLists] = []
         /// The checks of the rules on `source`.
-        func checks(_ source: Source) -> SubjectChecks? {
+        func checks(_ source: Source) -> SubjectChecks {
             let members = sources.indices.filter { sources[$0] == source }
-            guard !members.isEmpty else { return nil }
+            guard !members.isEmpty else { return .absent }
             var firesWhenSet: UInt64 = 0, firesWhenClear: UInt64 = 0, prefilterBits: UInt64 = 0
             var prefiltered: [Int] = [], others: [Int] = [], lengths: [Int] = []
             var octets = (low: 0, high: Int.max), codePoints = (low: 0, high: Int.max)
@@ -455,7 +463,7 @@ final class EmailEngine: Sendable {
     /// Runs `body` with the `ascii-address` subject, `nfcLocal@ascii-domain`, in a temporary
     /// buffer (nil when absent or no rule reads it).
     private func withASCIIAddress<R>(_ subjects: Subjects, _ domain: DomainOutcome?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-        guard asciiAddressChecks != nil, let local = subjects.nfcLocal, var ascii = domain?.ascii else { return body(nil) }
+        guard asciiAddressChecks.isPresent, let local = subjects.nfcLocal, var ascii = domain?.ascii else { return body(nil) }
         return ascii.withUTF8 { ascii in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: local.count + 1 + ascii.count) { buffer in
                 _ = Self.write(local, ascii, to: buffer)
@@ -468,17 +476,17 @@ final class EmailEngine: Sendable {
     private func maskedViolations(_ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState) -> [Violation] {
         var candidates = domain?.firedMask ?? 0
         var addressBits: UInt64 = 0, localBits: UInt64 = 0
-        if let addressChecks {
+        if addressChecks.isPresent {
             let address = subjects.address
             addressBits = run(addressChecks, address)
             candidates |= addressChecks.candidates(addressBits, octets: address.count) { Self.codePoints(address) }
         }
-        if let localChecks, let local = subjects.local {
+        if localChecks.isPresent, let local = subjects.local {
             localBits = run(localChecks, local)
             candidates |= localChecks.candidates(localBits, octets: local.count) { Self.codePoints(local) }
         }
         var readsASCIIAddress = false
-        if let asciiAddressChecks, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount {
+        if asciiAddressChecks.isPresent, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount {
             if asciiAddressChecks.readsLengthsOnly {
                 // `local@ascii-domain` without building it: the ASCII domain has a code point per byte.
                 if !asciiAddressChecks.lengthsPass(octets: local.count + 1 + domainCount, codePoints: { Self.codePoints(local) + 1 + domainCount }) {
@@ -491,12 +499,12 @@ final class EmailEngine: Sendable {
         guard candidates != 0 || readsASCIIAddress else { return [] }
         // Only domain rules fire: their violations are the domain's own, prebuilt.
         if let domain, candidates == domain.firedMask, !readsASCIIAddress { return domain.alone }
-        guard readsASCIIAddress || candidates & (asciiAddressChecks?.ruleMask ?? 0) != 0 else {
+        guard readsASCIIAddress || candidates & asciiAddressChecks.ruleMask != 0 else {
             return violations(candidates, subjects, domain, state, addressBits, localBits, nil, 0)
         }
         return withASCIIAddress(subjects, domain) { asciiAddress in
             var asciiBits: UInt64 = 0
-            if let asciiAddressChecks, let asciiAddress, readsASCIIAddress {
+            if let asciiAddress, readsASCIIAddress {
                 asciiBits = run(asciiAddressChecks, asciiAddress)
                 candidates |= asciiAddressChecks.candidates(asciiBits, octets: asciiAddress.count) { Self.codePoints(asciiAddress) }
             }
@@ -533,9 +541,9 @@ final class EmailEngine: Sendable {
 
     /// Whether no rule on a per-address subject fires.
     private func perAddressRulesPass(_ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState) -> Bool {
-        if let addressChecks, !passes(addressChecks, subjects.address, state) { return false }
-        if let localChecks, let local = subjects.local, !passes(localChecks, local, state) { return false }
-        guard let asciiAddressChecks, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount else { return true }
+        if addressChecks.isPresent, !passes(addressChecks, subjects.address, state) { return false }
+        if localChecks.isPresent, let local = subjects.local, !passes(localChecks, local, state) { return false }
+        guard asciiAddressChecks.isPresent, let local = subjects.nfcLocal, let domainCount = domain?.asciiCount else { return true }
         guard asciiAddressChecks.readsLengthsOnly else { return withASCIIAddress(subjects, domain) { passes(asciiAddressChecks, $0!, state) } }
         // `local@ascii-domain` without building it: the ASCII domain has a code point per byte.
         return asciiAddressChecks.lengthsPass(octets: local.count + 1 + domainCount) { Self.codePoints(local) + 1 + domainCount }
@@ -572,9 +580,9 @@ final class EmailEngine: Sendable {
     /// Every rule in pack order, `unless` applied.
     private func allViolations(_ subjects: Subjects, _ asciiAddress: UnsafeBufferPointer<UInt8>?, _ domain: DomainOutcome?, _ state: ThreadState,
                                _ violated: UnsafeMutableBufferPointer<Bool>) -> [Violation] {
-        let addressBits = addressChecks.map { run($0, subjects.address) } ?? 0
-        let localBits = localChecks.flatMap { checks in subjects.local.map { run(checks, $0) } } ?? 0
-        let asciiBits = asciiAddressChecks.flatMap { checks in asciiAddress.map { run(checks, $0) } } ?? 0
+        let addressBits = run(addressChecks, subjects.address)
+        let localBits = subjects.local.map { run(localChecks, $0) } ?? 0
+        let asciiBits = asciiAddress.map { run(asciiAddressChecks, $0) } ?? 0
         var found = ViolationList()
         var nextDomainRule = 0
         for index in rules.rules.indices {
