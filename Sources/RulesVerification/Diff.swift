@@ -354,8 +354,8 @@ public struct RulesDiffer: Sendable {
             // the witness the plain query's model would be replaced by anyway. It only narrows
             // the query, so a model is a model of the goal; anything else falls through to the
             // plain query. Z3 4.8 finds such a model quickly where the plain query makes it
-            // satisfy the unmodelled constructs first (issue 32: `split()` of the picture URL
-            // in the profile's `update`, 2 s instead of 0.1 s).
+            // satisfy the unmodelled constructs first (issue 32: with `split()` of the picture URL
+            // in the profile's `update`, 0.04 s for this query where the plain one took 1.96 s).
             let tiers = encoder.preferences()
             var eager: String?
             if let first = tiers.first {
@@ -368,7 +368,8 @@ public struct RulesDiffer: Sendable {
             let left = deadline.timeIntervalSinceNow
             guard eager != nil || left > 0.05 else { return timedOut }
             let limits = SolverLimits.decision(resources, secondsLeft: left)
-            switch eager.map { SolverAnswer.sat(values: $0) } ?? Z3Solver.check(script, values: symbols, limits: limits) {
+            let answer = eager.map { SolverAnswer.sat(values: $0) } ?? Z3Solver.check(script, values: symbols, limits: limits)
+            switch answer {
             case .unsat:
                 return .none
             case .outOfResources:
