@@ -125,7 +125,8 @@ extension Encoder {
                     for (n, seg) in segs.enumerated() { alts.append(.init(guard_: SMT.eq(k, String(n)), payload: .string(seg))) }
                     return SymValue(err: SMT.not(inRange), alts: alts)
                 case (.null, _): return .error
-                case (.opaque("list", _), .int), (.string, .int): return anyValue("indexing a \(pb.typeName)", expr.span)
+                case (.opaque("list", _), .int), (.string, .int):
+                    return anyResult("indexing a \(pb.typeName)", expr.span, of: "index", [SymValue(pb), SymValue(pi)])
                 default: return .error
                 }
             }

@@ -62,7 +62,7 @@ extension Encoder {
                 let known: Set<String> = type == "list"
                     ? ["size", "concat", "hasAll", "hasAny", "hasOnly", "removeAll", "toSet", "join"]
                     : ["size", "toBase64", "toHexString"]
-                return known.contains(name) ? anyValue("\(type).\(name)() on data", span) : .error
+                return known.contains(name) ? anyResult("\(type).\(name)() on data", span, of: "\(type).\(name)", [SymValue(p)] + args) : .error
             default: return .error
             }
         }

@@ -17,7 +17,9 @@ extension Encoder {
         case ("matches", 1):
             return map(args[0]) { p in
                 guard case .string(let pattern) = p else { return .error }
-                guard let concrete = SMT.concreteString(pattern) else { return anyValue("matches() with a computed pattern", span) }
+                guard let concrete = SMT.concreteString(pattern) else {
+                    return anyResult("matches() with a computed pattern", span, of: "string.matches", [SymValue(.string(s)), SymValue(p)])
+                }
                 switch RegexTranslator.translateMembership(concrete) {
                 case .success(let translation):
                     return SymValue(.bool(membership(s, translation.combined)))
@@ -34,9 +36,9 @@ extension Encoder {
                 abstract("`replace()` used other than in `==`, `!=` or `in` against literals", span)
                 return SymValue(.string(result))
             }
-            return anyValue("string.replace()", span)
+            return anyResult("string.replace()", span, of: "string.replace", [SymValue(.string(s))] + args)
         case ("split", 1), ("trim", 0), ("toUtf8", 0):
-            return anyValue("string.\(name)()", span)
+            return anyResult("string.\(name)()", span, of: "string.\(name)", [SymValue(.string(s))] + args)
         default:
             return .error
         }

@@ -178,6 +178,25 @@ final class Encoder {
         return value
     }
 
+    /// An unmodelled construct that is a function of its inputs (`split()` of a string, `size()`
+    /// of a list from data, indexing one, …): one value per operation and inputs, so every use
+    /// of the same operation on the same terms (in either file of a diff, or twice in one) sees
+    /// the same value, as the evaluator computes the same result. Still any value, as an
+    /// uninterpreted function is: a proof holds for every function, the real one among them.
+    /// Without it, the two files of a diff get independent values and a change that leaves such
+    /// a construct alone can never be proved (issue 32: `split()` of the picture URL).
+    func anyResult(_ construct: String, _ span: SourceSpan, of operation: String, _ inputs: [SymValue]) -> SymValue {
+        var key = operation
+        for input in inputs { key += "|"; Self.signature(input, into: &key) }
+        if let known = abstractResults[key] {
+            abstract(construct, span)
+            return known
+        }
+        let value = anyValue(construct, span)
+        abstractResults[key] = value
+        return value
+    }
+
     // MARK: - The request
 
     /// Declares the symbolic request for the paths of `shape`.
@@ -269,6 +288,10 @@ final class Encoder {
     /// The regexes of derived strings' tests against literals, by steps and literals (see
     /// ``derivedMembership(_:_:)``); nil where there is none.
     var derivedPreimages: [String: (regex: String, automaton: CharAutomaton)?] = [:]
+
+    /// The values of unmodelled functions, by operation and the signature of their inputs (see
+    /// ``anyResult(_:_:of:_:)``).
+    var abstractResults: [String: SymValue] = [:]
 
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []

@@ -108,6 +108,25 @@ struct DiffAppRulesTests {
         #expect(diff.changes.count == edit.expected.count, "\(diff.summary)")
     }
 
+    /// The profile's `create` and `update` hold `getAfter()` of a claim at the display name's
+    /// `lower()`, a diff's key set and `split()` of the picture URL. Opening either to any
+    /// signed-in user is wider, and the other direction (no request is newly denied) is proved
+    /// too: both files see the same `split()`. Each direction once timed out (issue 32).
+    @Test("opening the profile's create or update to any signed-in user is decided both ways: wider, nothing newly denied",
+          arguments: [RequestMethod.create, .update])
+    func profileWritesDecided(_ method: RequestMethod) throws {
+        let old = try AppRules.text("firestore.rules")
+        let new = try AppRules.edit(old, [("allow \(method.rawValue): if isOwner(userId)", "allow \(method.rawValue): if isSignedIn()")])
+        // diffRules replays every witness on both files.
+        let diff = try diffRules(old, new, oldName: "rules/firestore.rules", newName: "edited/firestore.rules", timeout: 120)
+        let change = try #require(diff.change("/users/{userId}", method))
+        #expect(change.verdict == .wider, "\(change.verdict) \(change.reason ?? "")")
+        #expect(change.reason == nil, "an undecided direction: \(change.reason ?? "")")
+        #expect(change.newlyAllowed != nil)
+        #expect(change.newlyDenied == nil)
+        #expect(diff.changes.count == 1, "\(diff.summary)")
+    }
+
     @Test("each planted refactoring is proved equivalent", arguments: refactorings)
     func refactoring(_ edit: PlantedEdit) throws {
         let old = try AppRules.text(edit.file)

@@ -55,6 +55,20 @@ struct DiffTests {
         #expect(RulesDiff.exitStatus(diff.verdict) == 0)
     }
 
+    /// `split()`, `size()` of its list and indexing it are not modelled; each is still one value
+    /// for the same operation on the same string, in both files: with a value per use, neither
+    /// direction could be proved and the change was `unknown`.
+    @Test("an unmodelled split() is the same value in both files: a guard that changes nothing is equivalent")
+    func sharedUnmodelledFunction() throws {
+        let condition = "request.resource.data.u.split('/').size() == 2 && request.resource.data.u.split('/')[1] == request.auth.uid"
+        let old = firestoreRules("    match /c/{id} {\n      allow update: if \(condition);\n    }")
+        let new = firestoreRules("    match /c/{id} {\n      allow update: if request.auth != null && \(condition);\n    }")
+        let diff = try diffRules(old, new)
+        let change = try #require(diff.change("/c/{id}", .update))
+        #expect(change.verdict == .equivalent, "\(change.verdict) \(change.reason ?? "")")
+        #expect(diff.verdict == .equivalent, "\(diff.summary)")
+    }
+
     @Test("a widened condition is wider, with a witness NEW grants at the located allow")
     func wider() throws {
         let old = firestoreRules("    match /notes/{id} {\n      allow read: if request.auth != null;\n    }")

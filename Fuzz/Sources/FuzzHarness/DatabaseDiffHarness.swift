@@ -351,13 +351,7 @@ public enum DatabaseDiffHarness {
             let methodName = isWrite ? "write" : "read"
             for change in diff.compared where change.methodName == methodName && matches(change.path, keys) {
                 stats.samplesChecked[change.verdict, default: 0] += 1
-                let contradicted = switch change.verdict {
-                case .equivalent: oldAllows != newAllows
-                case .narrower: newAllows && !oldAllows
-                case .wider: change.reason == nil && oldAllows && !newAllows
-                case .incomparable, .unknown: false
-                }
-                if contradicted {
+                if change.isContradicted(oldAllows: oldAllows, newAllows: newAllows) {
                     findings.append(FuzzFinding("\(isWrite ? "set" : "read") \(path) \(operation) auth=\(String(describing: auth)) now=\(now) "
                                                 + "stored=\(String(describing: stored)) (OLD \(oldAllows), NEW \(newAllows)) contradicts "
                                                 + "`\(change.verdict.rawValue)` for \(change.methodName) \(change.path)\n\(context)"))

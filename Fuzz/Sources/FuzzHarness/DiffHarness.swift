@@ -118,18 +118,26 @@ public enum DiffHarness {
             let newAllows = new.evaluate(request, lookup: database).allowed
             let segments = PathValue(path).segments
             for change in diff.compared where change.method == method && RulesDiffer.pattern(change.path, in: [new, old], matches: segments) {
-                let contradicted = switch change.verdict {
-                case .equivalent: oldAllows != newAllows
-                case .narrower: newAllows && !oldAllows
-                case .wider: change.reason == nil && oldAllows && !newAllows
-                case .incomparable, .unknown: false
-                }
-                if contradicted {
+                if change.isContradicted(oldAllows: oldAllows, newAllows: newAllows) {
                     findings.append(FuzzFinding("\(method.rawValue) \(path) (OLD \(oldAllows), NEW \(newAllows)) contradicts "
                                                 + "`\(change.verdict.rawValue)` for \(change.path)\n\(context)"))
                 }
             }
         }
         return findings
+    }
+}
+
+extension RulesChange {
+    /// Whether a sampled request that OLD decides `oldAllows` and NEW decides `newAllows` contradicts
+    /// this change's verdict: a decided direction (`equivalent`, `narrower`, or a `wider` without an
+    /// undecided direction) is a proof about every request of its shape.
+    func isContradicted(oldAllows: Bool, newAllows: Bool) -> Bool {
+        switch verdict {
+        case .equivalent: oldAllows != newAllows
+        case .narrower: newAllows && !oldAllows
+        case .wider: reason == nil && oldAllows && !newAllows
+        case .incomparable, .unknown: false
+        }
     }
 }
