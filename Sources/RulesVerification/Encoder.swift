@@ -190,10 +190,11 @@ final class Encoder {
         for input in inputs { key += "|"; Self.signature(input, into: &key) }
         if let known = abstractResults[key] {
             abstract(construct, span)
-            return known
+            return known.value
         }
         let value = anyValue(construct, span)
-        abstractResults[key] = value
+        // The inputs are kept with it: a map's signature is its identity, which must not be reused.
+        abstractResults[key] = (value, inputs)
         return value
     }
 
@@ -291,7 +292,7 @@ final class Encoder {
 
     /// The values of unmodelled functions, by operation and the signature of their inputs (see
     /// ``anyResult(_:_:of:_:)``).
-    var abstractResults: [String: SymValue] = [:]
+    var abstractResults: [String: (value: SymValue, inputs: [SymValue])] = [:]
 
     /// The error terms of unconstrained values (see ``anyValue(_:_:)``).
     private(set) var abstractionErrors: [String] = []
