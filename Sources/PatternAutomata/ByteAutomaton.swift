@@ -147,12 +147,24 @@ public final class ByteAutomaton: @unchecked Sendable {
             self.start = start
         }
 
+        /// The start state.
+        @inlinable public var initial: UInt32 { start }
+
         /// The outcome bits for `bytes`, as ``ByteAutomaton/run(_:)`` gives them.
         @inlinable
         public func run(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-            guard var byte = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return outcome(start) }
+            let (state, emitted) = advance(from: start, over: bytes)
+            return emitted | outcome(state)
+        }
+
+        /// The state reached from `state` over `bytes`, and what the states entered on the way
+        /// emit. The outcome bits of a subject that is `bytes` after a prefix that led to
+        /// `state` are what the prefix emitted, `emitted`, and ``outcome(_:)`` of the state reached.
+        @inlinable
+        public func advance(from state: UInt32, over bytes: UnsafeRawBufferPointer) -> (state: UInt32, emitted: UInt64) {
+            guard var byte = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return (state, 0) }
             let end = byte + bytes.count
-            var state = start
+            var state = state
             // Four steps a turn (the compiler does not unroll a loop over a pointer).
             guard emittingBit != 0 else {
                 while end - byte >= 4 {
@@ -163,7 +175,7 @@ public final class ByteAutomaton: @unchecked Sendable {
                     state = step(state, byte.pointee)
                     byte += 1
                 }
-                return outcome(state)
+                return (state, 0)
             }
             // An emitting state has `emittingBit` set and no other state has: four steps cost
             // one test, and only a turn that entered one looks its emissions up.
@@ -181,7 +193,31 @@ public final class ByteAutomaton: @unchecked Sendable {
                 matched |= emitted(state)
                 byte += 1
             }
-            return matched | outcome(state)
+            return (state, matched)
+        }
+
+        /// ``advance(from:over:)`` of this automaton and `other` over the same bytes, in one
+        /// pass: each step waits on the load before it, and the two automata's steps do not
+        /// depend on each other, so the processor runs them side by side.
+        @inlinable
+        public func advance(from state: UInt32, _ other: Tables, from otherState: UInt32, over bytes: UnsafeRawBufferPointer)
+            -> (state: UInt32, emitted: UInt64, otherState: UInt32, otherEmitted: UInt64) {
+            guard var byte = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return (state, 0, otherState, 0) }
+            let end = byte + bytes.count
+            var first = state, second = otherState
+            var visited: UInt32 = 0, otherVisited: UInt32 = 0
+            while byte < end {
+                let value = byte.pointee
+                first = step(first, value)
+                second = other.step(second, value)
+                visited |= first
+                otherVisited |= second
+                byte += 1
+            }
+            // Either entered an emitting state: it runs again alone, collecting (rare).
+            let emitted = visited & emittingBit != 0 ? advance(from: state, over: bytes).emitted : 0
+            let otherEmitted = otherVisited & other.emittingBit != 0 ? other.advance(from: otherState, over: bytes).emitted : 0
+            return (first, emitted, second, otherEmitted)
         }
 
         @inlinable @inline(__always)
@@ -190,7 +226,9 @@ public final class ByteAutomaton: @unchecked Sendable {
         @inlinable @inline(__always)
         func step(_ state: UInt32, _ byte: UInt8) -> UInt32 { table[Int(state &+ classes[Int(byte)])] }
 
+        /// The outcome bits at the end of a subject that ends in `state`, with what the run
+        /// emitted still to be added.
         @inlinable @inline(__always)
-        func outcome(_ state: UInt32) -> UInt64 { outcomes[Int(table[Int(state &+ outcomeColumn)])] }
+        public func outcome(_ state: UInt32) -> UInt64 { outcomes[Int(table[Int(state &+ outcomeColumn)])] }
     }
 }

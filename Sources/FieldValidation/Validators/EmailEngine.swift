@@ -42,7 +42,9 @@ final class EmailEngine: Sendable {
     }
 
     /// What the rules on `domain` and `ascii-domain` make of one domain.
-    final class DomainOutcome: Sendable {
+    final class DomainOutcome: @unchecked Sendable {
+        // INVARIANT: `continuation` is read and written only by the thread whose memo holds
+        // this outcome (``ThreadState``); every other property is immutable.
         /// The domain rules that fire, in pack order, each with its violation (before `unless`).
         let fired: [(rule: Int, violation: Violation)]
         /// Their violations when no per-address rule fires: `unless` applied among them alone.
@@ -55,6 +57,11 @@ final class EmailEngine: Sendable {
         let ascii: String?
         /// The domain as in the normalized address (Unicode form).
         let unicode: String?
+        /// The `address` automaton's outcome over `@` and this domain, from the state it was
+        /// last entered in (``EmailEngine/addressAndLocalBits(_:_:)``): a deterministic
+        /// automaton's run over a suffix depends only on the state it starts in, and addresses
+        /// of one domain mostly reach its `@` in the same state.
+        var continuation: (entry: UInt32, bits: UInt64) = (.max, 0)
 
         init(fired: [(rule: Int, violation: Violation)], alone: [Violation], ascii: String?, unicode: String?) {
             self.fired = fired
@@ -378,12 +385,12 @@ final class EmailEngine: Sendable {
             return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: { domainOutcome($0) }) { domain in
                 let local = UnsafeBufferPointer(rebasing: bytes[..<at])
                 if Self.isASCII(local) {
-                    return decide(Subjects(address: bytes, local: local, nfcLocal: local), domain: domain, state, normalize: normalize)
+                    return decide(Subjects(address: bytes, local: local, nfcLocal: local, at: at), domain: domain, state, normalize: normalize)
                 }
                 var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
                 return subject.withUTF8 { subject in
                     nfc.withUTF8 { nfc in
-                        decide(Subjects(address: bytes, local: subject, nfcLocal: nfc), domain: domain, state, normalize: normalize)
+                        decide(Subjects(address: bytes, local: subject, nfcLocal: nfc, at: at), domain: domain, state, normalize: normalize)
                     }
                 }
             }
@@ -419,6 +426,8 @@ final class EmailEngine: Sendable {
         /// The `local-part` subject, and the NFC local part (the same bytes when ASCII).
         var local: UnsafeBufferPointer<UInt8>?
         var nfcLocal: UnsafeBufferPointer<UInt8>?
+        /// Where the address's only `@` is (nil when it has none or several).
+        var at: Int?
     }
 
     /// Every rule in pack order, `unless` applied; the normalized forms when valid.
@@ -475,14 +484,12 @@ final class EmailEngine: Sendable {
     /// The violations, deciding only the rules that may fire (``ruleMasks``).
     private func maskedViolations(_ subjects: Subjects, _ domain: DomainOutcome?, _ state: ThreadState) -> [Violation] {
         var candidates = domain?.firedMask ?? 0
-        var addressBits: UInt64 = 0, localBits: UInt64 = 0
+        let (addressBits, localBits) = addressAndLocalBits(subjects, domain)
         if addressChecks.isPresent {
             let address = subjects.address
-            addressBits = run(addressChecks, address)
             candidates |= addressChecks.candidates(addressBits, octets: address.count) { Self.codePoints(address) }
         }
         if localChecks.isPresent, let local = subjects.local {
-            localBits = run(localChecks, local)
             candidates |= localChecks.candidates(localBits, octets: local.count) { Self.codePoints(local) }
         }
         var readsASCIIAddress = false
@@ -560,6 +567,35 @@ final class EmailEngine: Sendable {
         }
         for index in lists.others where !verdict(index, subject, bits, state).passes { return false }
         return true
+    }
+
+    /// The outcome bits of the `address` and `local-part` automata (0 for a subject that is
+    /// absent or has none). With one `@` and an automaton each, the address's run stops at its
+    /// `@`: the rest comes from the domain's ``DomainOutcome/continuation`` (computed when the
+    /// state differs). An ASCII local part is the address's first bytes, so both automata run
+    /// over them in one pass.
+    @inline(__always)
+    private func addressAndLocalBits(_ subjects: Subjects, _ domain: DomainOutcome?) -> (address: UInt64, local: UInt64) {
+        let address = subjects.address
+        guard let tables = addressChecks.first, !addressChecks.hasMoreAutomata, let domain, let at = subjects.at else {
+            return (run(addressChecks, address), subjects.local.map { run(localChecks, $0) } ?? 0)
+        }
+        let head = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: address[..<at]))
+        var state: UInt32, emitted: UInt64, localBits: UInt64 = 0
+        if let local = subjects.local, let localTables = localChecks.first, !localChecks.hasMoreAutomata,
+           local.baseAddress == address.baseAddress, local.count == at {
+            let both = tables.advance(from: tables.initial, localTables, from: localTables.initial, over: head)
+            (state, emitted) = (both.state, both.emitted)
+            localBits = both.otherEmitted | localTables.outcome(both.otherState)
+        } else {
+            (state, emitted) = tables.advance(from: tables.initial, over: head)
+            localBits = subjects.local.map { run(localChecks, $0) } ?? 0
+        }
+        if domain.continuation.entry != state {
+            let rest = tables.advance(from: state, over: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: address[at...])))
+            domain.continuation = (state, rest.emitted | tables.outcome(rest.state))
+        }
+        return (emitted | domain.continuation.bits, localBits)
     }
 
     /// The outcome bits of the automata of `checks` for `subject`.
