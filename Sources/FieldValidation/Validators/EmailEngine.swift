@@ -397,18 +397,15 @@ final class EmailEngine: Sendable {
         }
     }
 
-    /// Whether every byte is ASCII, read eight at a time.
+    /// Whether every byte is ASCII, read eight at a time (the last eight overlapping the others).
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        var index = 0, high: UInt64 = 0
-        while index + 8 <= bytes.count {
+        let raw = UnsafeRawPointer(base), count = bytes.count
+        guard count >= 8 else { return bytes.allSatisfy { $0 < 0x80 } }
+        var index = 0, high = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        while index + 8 <= count {
             high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             index += 8
-        }
-        while index < bytes.count {
-            high |= UInt64(base[index])
-            index += 1
         }
         return high & 0x8080_8080_8080_8080 == 0
     }
