@@ -122,6 +122,29 @@ import Testing
         #expect(valid.value >= 200, "\(valid.value) valid addresses")
     }
 
+    /// The `address` automaton's run past the `@` is kept with the domain for the state it
+    /// started in: addresses of one domain that reach their `@` in different states (a pattern
+    /// spanning the `@`) must each get their own outcome, in any order.
+    @Test func addressRunPastTheAtSignFollowsTheStateItStartsIn() throws {
+        let pack = try RulePackSet.parse("pack: extra\nfield: email\nrules:\n"
+            + "  - {id: extra.dot-at, code: X1, kind: must-not-match, on: address, pattern: '\\.@ex', message: m}\n", name: "extra.yaml")
+        let validator = try EmailValidator(packs: RulePackSet.shipped.adding(pack))
+        #expect(validator.engine != nil)
+        let locals = ["a.", "a", "b.", "b", "c..", "<c", "d", "d.", "e>", "e."]
+        var fired = 0
+        for _ in 0..<3 {
+            for local in locals {
+                let address = local + "@example.com"
+                EmailFastPathTests.expectAgreement(validator, address)
+                var bytes = address
+                if bytes.withUTF8({ validator.violations(utf8: UnsafeRawBufferPointer($0)) }).contains(where: { $0.code == "X1" }) {
+                    fired += 1
+                }
+            }
+        }
+        #expect(fired == 3 * locals.count { $0.hasSuffix(".") })
+    }
+
     /// More distinct domains than the memo holds, looked up from several tasks at once.
     @Test func engineAgreesWhenTheMemoIsFullAndShared() async throws {
         let validator = try #require(try Self.validators.get().first)
