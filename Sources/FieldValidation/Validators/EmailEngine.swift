@@ -380,36 +380,17 @@ final class EmailEngine: Sendable {
 
     /// Validates an address given as valid UTF-8.
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
-        decided(bytes) { subjects, domain, violations in
-            result(violations, subjects, domain, normalize: normalize)
-        }
-    }
-
-    /// The violations of an address given as valid UTF-8: ``validate(_:normalize:)``'s, with
-    /// no result to build and take apart (the batch's counts and summaries).
-    func violations(_ bytes: UnsafeBufferPointer<UInt8>) -> [Violation] {
-        decided(bytes) { _, _, violations in violations }
-    }
-
-    /// `finish` given the address's subjects, its domain's outcome and its violations.
-    @inline(__always)
-    private func decided<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ finish: (Subjects, DomainOutcome?, [Violation]) -> R) -> R {
         ThreadCopies.withLocal(for: self, make: { ThreadState(rules: rules.rules, fixedViolations: fixedViolations) }) { state in
-            guard let at = Self.onlyAtSign(bytes) else {
-                let subjects = Subjects(address: bytes)
-                return finish(subjects, nil, violations(subjects, domain: nil, state))
-            }
+            guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
             return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: { domainOutcome($0) }) { domain in
                 let local = UnsafeBufferPointer(rebasing: bytes[..<at])
                 if Self.isASCII(local) {
-                    let subjects = Subjects(address: bytes, local: local, nfcLocal: local, at: at)
-                    return finish(subjects, domain, violations(subjects, domain: domain, state))
+                    return decide(Subjects(address: bytes, local: local, nfcLocal: local, at: at), domain: domain, state, normalize: normalize)
                 }
                 var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
                 return subject.withUTF8 { subject in
                     nfc.withUTF8 { nfc in
-                        let subjects = Subjects(address: bytes, local: subject, nfcLocal: nfc, at: at)
-                        return finish(subjects, domain, violations(subjects, domain: domain, state))
+                        decide(Subjects(address: bytes, local: subject, nfcLocal: nfc, at: at), domain: domain, state, normalize: normalize)
                     }
                 }
             }
@@ -417,7 +398,6 @@ final class EmailEngine: Sendable {
     }
 
     /// Whether every byte is ASCII, read eight at a time (the last eight overlapping the others).
-    @inline(__always)
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base), count = bytes.count
@@ -447,20 +427,21 @@ final class EmailEngine: Sendable {
         var at: Int?
     }
 
-    /// Every rule in pack order, `unless` applied.
-    private func violations(_ subjects: Subjects, domain: DomainOutcome?, _ state: ThreadState) -> [Violation] {
-        if ruleMasks { return maskedViolations(subjects, domain, state) }
-        if perAddressRulesPass(subjects, domain, state) { return domain?.alone ?? [] }
-        return withASCIIAddress(subjects, domain) { ascii in
-            withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
-                violated.initialize(repeating: false)
-                return allViolations(subjects, ascii, domain, state, violated)
+    /// Every rule in pack order, `unless` applied; the normalized forms when valid.
+    private func decide(_ subjects: Subjects, domain: DomainOutcome?, _ state: ThreadState, normalize: Bool) -> ValidationResult {
+        let violations: [Violation]
+        if ruleMasks {
+            violations = maskedViolations(subjects, domain, state)
+        } else if perAddressRulesPass(subjects, domain, state) {
+            violations = domain?.alone ?? []
+        } else {
+            violations = withASCIIAddress(subjects, domain) { ascii in
+                withUnsafeTemporaryAllocation(of: Bool.self, capacity: rules.rules.count) { violated in
+                    violated.initialize(repeating: false)
+                    return allViolations(subjects, ascii, domain, state, violated)
+                }
             }
         }
-    }
-
-    /// The result of `violations`: with the normalized forms when valid and `normalize`.
-    private func result(_ violations: [Violation], _ subjects: Subjects, _ domain: DomainOutcome?, normalize: Bool) -> ValidationResult {
         guard violations.isEmpty, normalize, let domain, let ascii = domain.ascii, let unicode = domain.unicode,
               let nfcLocal = subjects.nfcLocal else { return ValidationResult(violations: violations) }
         let normalized = Self.joined(nfcLocal, unicode)

@@ -99,9 +99,7 @@ public struct EmailValidator: Sendable {
     /// the same as ``validate(utf8:)``'s, without building the normalized and ASCII forms
     /// (for counts and summaries).
     public func violations(utf8 bytes: UnsafeRawBufferPointer) -> [Violation] {
-        let bytes = bytes.assumingMemoryBound(to: UInt8.self)
-        if let engine { return engine.violations(bytes) }
-        return validate(bytes: bytes, address: nil, normalize: false).violations
+        validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: false).violations
     }
 
     /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
