@@ -132,7 +132,8 @@ public final class ByteAutomaton: @unchecked Sendable {
         @usableFromInline let outcomeColumn: UInt32
         @usableFromInline let firstEmitting: UInt32
         @usableFromInline let emittingBit: UInt32
-        @usableFromInline let start: UInt32
+        /// The start state.
+        public let start: UInt32
 
         @usableFromInline
         init(classes: UnsafeMutablePointer<UInt32>, table: UnsafeMutablePointer<UInt32>, outcomes: UnsafeMutablePointer<UInt64>,
@@ -146,9 +147,6 @@ public final class ByteAutomaton: @unchecked Sendable {
             self.emittingBit = emittingBit
             self.start = start
         }
-
-        /// The start state.
-        @inlinable public var initial: UInt32 { start }
 
         /// The outcome bits for `bytes`, as ``ByteAutomaton/run(_:)`` gives them.
         @inlinable

@@ -581,11 +581,11 @@ final class EmailEngine: Sendable {
         var state: UInt32, emitted: UInt64, localBits: UInt64 = 0
         if let local = subjects.local, let localTables = localChecks.first, !localChecks.hasMoreAutomata,
            local.baseAddress == address.baseAddress, local.count == at {
-            let both = tables.advance(from: tables.initial, localTables, from: localTables.initial, over: head)
+            let both = tables.advance(from: tables.start, localTables, from: localTables.start, over: head)
             (state, emitted) = (both.state, both.emitted)
             localBits = both.otherEmitted | localTables.outcome(both.otherState)
         } else {
-            (state, emitted) = tables.advance(from: tables.initial, over: head)
+            (state, emitted) = tables.advance(from: tables.start, over: head)
             localBits = subjects.local.map { run(localChecks, $0) } ?? 0
         }
         if domain.continuation.entry != state {
