@@ -39,7 +39,8 @@ public struct PatternSet: Sendable {
     /// The most states an automaton that remembers which searched patterns matched may take;
     /// past it, the automaton emits matches instead (a run then ORs in what each state emits).
     /// Remembering saves a test per byte; emitting keeps k searched patterns from multiplying
-    /// the states by the 2^k sets of those matched.
+    /// the states by the 2^k sets of those matched. Remembering is not tried when the emitting
+    /// automaton alone has more than a quarter of these states: it would almost always pass them.
     public static let defaultLatchingStates = 1_024
 
     /// Compiles `patterns` (at most 64).
@@ -104,20 +105,26 @@ public struct PatternSet: Sendable {
         } catch {
             return .failure(Failure(reason: error.construct))
         }
-        // Latched matches first: a run then reads only its last state. When remembering which
-        // patterns matched multiplies the states past `latchingStates`, matches are emitted.
         func build(_ matches: DFABuilder.Matches, maxStates: Int) throws(DFABuilder.TooLarge) -> SubsetDFA {
             try DFABuilder(nfa: nfa, uses: group.map(\.use), searchStarts: group.map(\.regex.searchStart),
                            matches: matches, maxStates: maxStates).build().minimized()
         }
+        // Emitted matches first: the fewest states. With no match to emit (no searched pattern,
+        // or none that can match), it is the remembering automaton too.
+        let emitting: SubsetDFA
         do throws(DFABuilder.TooLarge) {
-            let dfa = try build(.latched, maxStates: min(maxStates, latchingStates))
-            return .success(ByteAutomaton(dfa, positions: bits))
-        } catch {}
-        do throws(DFABuilder.TooLarge) {
-            return .success(ByteAutomaton(try build(.emitted, maxStates: maxStates), positions: bits))
+            emitting = try build(.emitted, maxStates: maxStates)
         } catch {
             return .failure(Failure(reason: "an automaton over \(maxStates) states"))
+        }
+        guard emitting.emitted.contains(where: { $0 != 0 }), emitting.stateCount * 4 <= latchingStates else {
+            return .success(ByteAutomaton(emitting, positions: bits))
+        }
+        // Remembered matches when they stay under `latchingStates`: a run then reads only its last state.
+        do throws(DFABuilder.TooLarge) {
+            return .success(ByteAutomaton(try build(.latched, maxStates: min(maxStates, latchingStates)), positions: bits))
+        } catch {
+            return .success(ByteAutomaton(emitting, positions: bits))
         }
     }
 

@@ -91,8 +91,8 @@ import Testing
         #expect(composed.normalized == "a\u{2260}b@example.com")
     }
 
-    /// The rule-by-rule path and the fast path (with its domain memo) agree on mapped domains.
-    @Test func fastPathAgreesOnMappedDomains() throws {
+    /// The rule-by-rule path and the engine (with its domain memo) agree on mapped domains.
+    @Test func engineAgreesOnMappedDomains() throws {
         let validator = try EmailValidator()
         let inputs = ["user@example\u{3002}\u{3002}com", "user@a\u{37E}b.com", "a<\u{338}b@example.com",
                       "user@" + String(repeating: "\u{FC}", count: 58) + ".com", "user@\u{FF21}\u{FF22}.com",

@@ -37,7 +37,7 @@ import Testing
             let same = first[index].withUnsafeBufferPointer { a in second[index].withUnsafeBufferPointer { $0.baseAddress == a.baseAddress } }
             if same { shared += 1 }
         }
-        let lists = ThreadCopies.withLocal(for: engine, make: { EmailEngine.ThreadState(rules: [], fixedViolations: []) }) { $0.known.listCount }
+        let lists = ThreadCopies.local(for: engine) { EmailEngine.ThreadState(rules: [], fixedViolations: []) }.known.listCount
         // Lists of two or more violations repeat in the corpus; the second pass reuses those known
         // by their variants (330 of several, 154 shared, 101 kept with this seed).
         #expect(several >= 100 && shared >= 100 && lists >= 20, "\(several) lists of several, \(shared) shared, \(lists) kept")

@@ -1,22 +1,17 @@
-import Foundation
-
-/// A bounded memo keyed by bytes (no `String` is built to look one up), thread-safe unless made
-/// for one thread: what the email rules make of a domain, computed once per distinct domain.
+/// A bounded memo keyed by bytes (no `String` is built to look one up), for one thread: what the
+/// email rules make of a domain, computed once per distinct domain.
 ///
 /// Real exports repeat a few domains heavily, so IDNA (libidn2) and the domain rules run once per
 /// domain instead of once per address. At most ``capacity`` keys are kept; when full, the memo
 /// is emptied and refills with the keys in use.
-final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
-    // INVARIANT: the buffers below are allocated in `init`, freed in `deinit`, and otherwise only
-    // read or written with `lock` held, or by the one thread that owns an unlocked memo.
+final class BytesMemo<Value: AnyObject> {
+    // INVARIANT: the buffers below are allocated in `init` and freed in `deinit`.
 
     static var capacity: Int { 4096 }
     /// Longest domain kept, in bytes (a valid one has at most 253, RFC 1035 section 2.3.4):
     /// the memo holds at most ``capacity`` × this many key bytes. Longer ones are computed each time.
     static var maxKeyBytes: Int { 255 }
     private static var slotCount: Int { 2 * capacity }
-    /// Nil when one thread owns the memo.
-    private let lock: NSLock?
     // Fixed buffers, allocated once: lookups cost no copy-on-write or exclusivity checks.
     /// Open addressing: `slots[h]` is an entry index plus one, 0 when empty.
     private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: BytesMemo.slotCount)
@@ -30,9 +25,7 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
     /// How many entries are in use.
     private let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
 
-    /// A memo for any thread (`locked`), or for one thread only.
-    init(locked: Bool = true) {
-        lock = locked ? NSLock() : nil
+    init() {
         slots.initialize(repeating: 0, count: Self.slotCount)
         hashes.initialize(repeating: 0, count: Self.capacity)
         keyCounts.initialize(repeating: 0, count: Self.capacity)
@@ -47,37 +40,21 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
         }
     }
 
-    /// The value for the key `domain`, computed with `compute` (given the key as a string) when unknown.
-    func outcome(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value) -> Value {
-        withOutcome(domain, compute: compute) { $0 }
-    }
-
-    /// Runs `body` with the value for the key `domain` (see ``outcome(_:compute:)``). An
-    /// unlocked memo (one thread's own) hands it over counting no reference: the memo keeps it
-    /// alive while `body` runs, as long as `body` does not use the memo.
-    func withOutcome<Result>(_ domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value, _ body: (Value) -> Result) -> Result {
-        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else {
-            return body(compute(String(decoding: domain, as: UTF8.self)))
-        }
+    /// The value for the key `domain`, computed with `compute` (given the key as a string) and
+    /// kept when unknown; nil when the key is too long to keep (``maxKeyBytes``). The memo keeps
+    /// the value alive until the next call, counting no reference for the caller.
+    @inline(__always)
+    func value(for domain: UnsafeBufferPointer<UInt8>, compute: (String) -> Value) -> Unmanaged<Value>? {
+        guard domain.count <= Self.maxKeyBytes, let base = domain.baseAddress else { return nil }
         let hash = Self.hash(UnsafeRawPointer(base), domain.count)
-        guard let lock else {
-            if let known = find(base, domain.count, hash: hash).outcome { return known._withUnsafeGuaranteedRef(body) }
-            return body(insert(compute(String(decoding: domain, as: UTF8.self)), base, domain.count, hash: hash))
-        }
-        lock.lock()
-        let known = find(base, domain.count, hash: hash).outcome?.takeUnretainedValue()
-        lock.unlock()
-        if let known { return body(known) }
-        // Computed outside the lock: two threads may both compute a new domain, harmlessly.
-        let outcome = compute(String(decoding: domain, as: UTF8.self))
-        return body(lock.withLock { insert(outcome, base, domain.count, hash: hash) })
+        if let known = find(base, domain.count, hash: hash).outcome { return known }
+        return insert(compute(String(decoding: domain, as: UTF8.self)), base, domain.count, hash: hash)
     }
 
     /// Keeps `outcome` for the key, unless the key is known already; returns the value kept.
-    /// Call with `lock` held, if any.
-    private func insert(_ outcome: Value, _ base: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> Value {
+    private func insert(_ outcome: Value, _ base: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> Unmanaged<Value> {
         var (found, slot) = find(base, keyCount, hash: hash)
-        if let found { return found.takeUnretainedValue() }
+        if let found { return found }
         if count.pointee >= Self.capacity {
             // Full: start again with the domains in use.
             slots.update(repeating: 0, count: Self.slotCount)
@@ -92,10 +69,10 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
         (keys + entry * Self.maxKeyBytes).update(from: base, count: keyCount)
         outcomes[entry] = Unmanaged.passRetained(outcome)
         slots[slot] = Int32(entry + 1)
-        return outcome
+        return outcomes[entry]
     }
 
-    /// Releases every entry's value. Call with `lock` held, or from `deinit`.
+    /// Releases every entry's value.
     private func releaseAll() {
         for entry in 0..<count.pointee { outcomes[entry].release() }
     }
@@ -123,7 +100,7 @@ final class BytesMemo<Value: AnyObject & Sendable>: @unchecked Sendable {
         return hash ^ (hash >> 32)
     }
 
-    /// The entry for the key, or the empty slot where it belongs. Call with `lock` held.
+    /// The entry for the key, or the empty slot where it belongs.
     @inline(__always)
     private func find(_ key: UnsafePointer<UInt8>, _ keyCount: Int, hash: UInt64) -> (outcome: Unmanaged<Value>?, slot: Int) {
         let mask = Self.slotCount - 1

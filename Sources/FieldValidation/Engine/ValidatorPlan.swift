@@ -54,11 +54,8 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
     public let rules: [Rule]
     /// Every automaton.
     public let automata: [Automaton]
-    /// A hand-written path that decides these packs ahead of the plan, if one is in use (the
-    /// shipped packs); the plan still decides every value it declines.
-    public let fastPath: String?
 
-    init(_ set: CompiledRuleSet, fastPath: String?) {
+    init(_ set: CompiledRuleSet) {
         var automata: [Automaton] = []
         var automatonOf: [Int: Int] = [:]
         for subject in set.patterns.subjects {
@@ -93,20 +90,18 @@ public struct ValidatorPlan: Sendable, Hashable, CustomStringConvertible {
                     strategy = .pcre2
                     reason = set.patterns.leftOut[rule.target] ?? (set.patterns.isCompiled
                         ? "more than 64 pattern rules on one subject, or PCRE2 built with another newline"
-                        : "no automata: the fast path decides most values, the others go rule by rule")
+                        : "the rule set was compiled without automata")
                 }
             }
             return Rule(id: rule.id, code: rule.code, subject: rule.target, strategy: strategy, automaton: automatonOf[index], reason: reason)
         }
         self.automata = automata
         self.field = set.field
-        self.fastPath = fastPath
     }
 
     /// The plan as text: one line per rule, then one per automaton.
     public var description: String {
         var lines = ["plan for \(field.rawValue): \(rules.count) rule\(rules.count == 1 ? "" : "s"), \(automata.count) automat\(automata.count == 1 ? "on" : "a")"]
-        if let fastPath { lines.append("fast path: \(fastPath)") }
         for rule in rules {
             var line = "  \(rule.code)  \(rule.id)  on \(rule.subject): \(rule.strategy.rawValue)"
             if let automaton = rule.automaton { line += " (automaton \(automaton + 1))" }

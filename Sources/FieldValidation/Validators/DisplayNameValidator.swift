@@ -33,7 +33,7 @@ public struct DisplayNameValidator: Sendable {
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
-    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: nil) }
+    public var plan: ValidatorPlan { ValidatorPlan(rules) }
 
     /// Validates a display name.
     ///

@@ -3,7 +3,7 @@ import IDNA
 import PatternAutomata
 
 /// The email rules of any pack, run address by address without building strings for the
-/// common case: what decides every pack the hand-written ``EmailFastPath`` declines.
+/// common case.
 ///
 /// An address's subjects split in two:
 /// - **per address** (`address`, `local-part`, `ascii-address`): read from the address's bytes
@@ -42,9 +42,8 @@ final class EmailEngine: Sendable {
     }
 
     /// What the rules on `domain` and `ascii-domain` make of one domain.
-    final class DomainOutcome: @unchecked Sendable {
-        // INVARIANT: `continuation` is read and written only by the thread whose memo holds
-        // this outcome (``ThreadState``); every other property is immutable.
+    /// One thread's (``ThreadState``): ``continuation`` changes as the thread runs addresses.
+    final class DomainOutcome {
         /// The domain rules that fire, in pack order, each with its violation (before `unless`).
         let fired: [(rule: Int, violation: Violation)]
         /// Their violations when no per-address rule fires: `unless` applied among them alone.
@@ -253,7 +252,7 @@ final class EmailEngine: Sendable {
     /// known by their variant, deep copies of the engine's (an address breaking only such rules
     /// costs no allocation once an address has broken them in the same words).
     final class ThreadState {
-        let memo = BytesMemo<DomainOutcome>(locked: false)
+        let memo = BytesMemo<DomainOutcome>()
         let known: KnownViolations
 
         init(rules: [CompiledRule], fixedViolations: [Violation?]) {
@@ -380,19 +379,30 @@ final class EmailEngine: Sendable {
 
     /// Validates an address given as valid UTF-8.
     func validate(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool) -> ValidationResult {
-        ThreadCopies.withLocal(for: self, make: { ThreadState(rules: rules.rules, fixedViolations: fixedViolations) }) { state in
-            guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
-            return state.memo.withOutcome(UnsafeBufferPointer(rebasing: bytes[(at + 1)...]), compute: { domainOutcome($0) }) { domain in
-                let local = UnsafeBufferPointer(rebasing: bytes[..<at])
-                if Self.isASCII(local) {
-                    return decide(Subjects(address: bytes, local: local, nfcLocal: local, at: at), domain: domain, state, normalize: normalize)
+        // The thread's list keeps its state alive, and the memo its outcomes: neither is asked
+        // for another value before the address is decided.
+        ThreadCopies.unretainedLocal(for: self) { ThreadState(rules: rules.rules, fixedViolations: fixedViolations) }
+            ._withUnsafeGuaranteedRef { state in
+                guard let at = Self.onlyAtSign(bytes) else { return decide(Subjects(address: bytes), domain: nil, state, normalize: normalize) }
+                let domain = UnsafeBufferPointer(rebasing: bytes[(at + 1)...])
+                guard let outcome = state.memo.value(for: domain, compute: domainOutcome) else {
+                    return decide(bytes, at: at, domainOutcome(String(decoding: domain, as: UTF8.self)), state, normalize: normalize)
                 }
-                var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
-                return subject.withUTF8 { subject in
-                    nfc.withUTF8 { nfc in
-                        decide(Subjects(address: bytes, local: subject, nfcLocal: nfc, at: at), domain: domain, state, normalize: normalize)
-                    }
-                }
+                return outcome._withUnsafeGuaranteedRef { decide(bytes, at: at, $0, state, normalize: normalize) }
+            }
+    }
+
+    /// ``decide(_:domain:_:normalize:)`` for an address whose only `@` is at `at`, given its domain's outcome.
+    private func decide(_ bytes: UnsafeBufferPointer<UInt8>, at: Int, _ domain: DomainOutcome, _ state: ThreadState,
+                        normalize: Bool) -> ValidationResult {
+        let local = UnsafeBufferPointer(rebasing: bytes[..<at])
+        if Self.isASCII(local) {
+            return decide(Subjects(address: bytes, local: local, nfcLocal: local, at: at), domain: domain, state, normalize: normalize)
+        }
+        var (nfc, subject) = EmailParts.local(String(decoding: local, as: UTF8.self))
+        return subject.withUTF8 { subject in
+            nfc.withUTF8 { nfc in
+                decide(Subjects(address: bytes, local: subject, nfcLocal: nfc, at: at), domain: domain, state, normalize: normalize)
             }
         }
     }

@@ -18,15 +18,12 @@ import IDNA
 /// A valid address's ``ValidationResult/normalized`` is the NFC local part, `@`, and the
 /// lowercased Unicode domain; ``ValidationResult/asciiForm`` uses the ASCII domain and is nil
 /// when the local part is not ASCII.
-/// Speed: under the shipped rules, ``EmailFastPath`` decides most addresses, valid or not, in one
-/// pass over the bytes, with exactly the result the rules would give; domains it cannot decide
-/// from the bytes (IDNA, dotless, odd characters) are decided once each (``BytesMemo``), and the
-/// rest go rule by rule. Any other pack runs on ``EmailEngine`` (automata for the per-address
-/// subjects, the domain rules once per domain), or rule by rule when it has a Swift rule that
-/// reads more than its own subject. ``violations(utf8:)`` skips building the normalized forms.
+///
+/// Speed: any pack runs on ``EmailEngine``: one automaton pass over each per-address subject,
+/// and the domain rules once per distinct domain. A pack with a Swift rule that reads more than
+/// its own subject runs rule by rule. ``violations(utf8:)`` skips building the normalized forms.
 public struct EmailValidator: Sendable {
     let rules: CompiledRuleSet
-    let fastPath: EmailFastPath?
     let engine: EmailEngine?
     /// Whether the local part must be ASCII (no SMTPUTF8). Internationalized domains are still
     /// accepted; their ASCII form is in ``ValidationResult/asciiForm``.
@@ -58,22 +55,16 @@ public struct EmailValidator: Sendable {
             if rejectDisposable { definition.enabled = true }
             if !allowDomains.isEmpty { definition.allowEntries = (definition.allowEntries ?? []) + allowDomains }
         }
-        // The hand-written fast path decides most addresses of the shipped rules, and the few it
-        // declines go rule by rule in PCRE2: the pack's automata (about 0.3 G instructions to
-        // compile) would rarely run. Any other pack runs on the email engine (automata for the
-        // per-address subjects, a memo per domain), or rule by rule when it has Swift rules the
-        // engine cannot run.
-        self.fastPath = EmailFastPath(compiled, asciiOnly: asciiOnly)
-        self.engine = fastPath == nil ? EmailEngine(compiled, asciiOnly: asciiOnly) : nil
-        self.rules = engine?.rules ?? (fastPath == nil ? CompiledRuleSet(field: .email, rules: compiled.rules) : compiled)
+        // The engine compiles automata for the per-address subjects only (the domain rules run
+        // once per domain); a pack it cannot run goes rule by rule, on automata for every subject.
+        self.engine = EmailEngine(compiled, asciiOnly: asciiOnly)
+        self.rules = engine?.rules ?? CompiledRuleSet(field: .email, rules: compiled.rules)
         self.asciiOnly = asciiOnly
         self.providers = providers
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
-    public var plan: ValidatorPlan {
-        ValidatorPlan(rules, fastPath: fastPath.map { _ in "EmailFastPath (hand-written; decides most addresses under the shipped rules; the others go rule by rule)" })
-    }
+    public var plan: ValidatorPlan { ValidatorPlan(rules) }
 
     /// Validates an email address.
     ///
@@ -102,7 +93,7 @@ public struct EmailValidator: Sendable {
         validate(bytes: bytes.assumingMemoryBound(to: UInt8.self), address: nil, normalize: false).violations
     }
 
-    /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
+    /// Every rule, one by one, with no engine (the reference the engine must agree with).
     func validateRuleByRule(_ address: String, mailboxKey: Bool = true) -> ValidationResult {
         let parts = EmailParts(address)
         let input = FieldInput(field: .email, raw: address, subjectList: parts.subjects, asciiOnly: asciiOnly)
@@ -118,11 +109,11 @@ public struct EmailValidator: Sendable {
         return result
     }
 
-    /// The fast path when it decides the address, else rule by rule. `address` is the string
+    /// The engine's result, or rule by rule when there is no engine. `address` is the string
     /// form of `bytes` when the caller has it; `mailboxKey` (with `normalize`) adds the mailbox key.
     private func validate(bytes: UnsafeBufferPointer<UInt8>, address: String?, normalize: Bool = true,
                           mailboxKey: Bool = true) -> ValidationResult {
-        if var decided = fastPath.flatMap({ $0.decide(bytes, normalize: normalize) }) ?? engine?.validate(bytes, normalize: normalize) {
+        if var decided = engine?.validate(bytes, normalize: normalize) {
             if normalize, mailboxKey, let normalized = decided.normalized { decided.mailboxKey = providers.key(normalized: normalized) }
             return decided
         }

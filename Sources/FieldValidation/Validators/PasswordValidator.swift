@@ -75,7 +75,7 @@ public struct PasswordValidator: Sendable {
     }
 
     /// How each rule is decided: automata, PCRE2, lengths, lists, Swift rules.
-    public var plan: ValidatorPlan { ValidatorPlan(rules, fastPath: nil) }
+    public var plan: ValidatorPlan { ValidatorPlan(rules) }
 
     /// The NIST SP 800-63B rev 4 preset for passwords used as a single factor (minimum 15).
     public static func nistSingleFactor(packs: RulePackSet = .shipped, appName: String? = nil) throws(RulePackError) -> PasswordValidator {

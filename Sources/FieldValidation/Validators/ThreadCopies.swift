@@ -75,29 +75,33 @@ enum ThreadCopies {
     /// The calling thread's value for `owner`, made by `make` on the thread's first use (or
     /// again once the thread has dropped it for newer owners).
     static func local<Value: AnyObject>(for owner: AnyObject, make: () -> Value) -> Value {
-        withLocal(for: owner, make: make) { $0 }
+        unretainedLocal(for: owner, make: make).takeUnretainedValue()
     }
 
-    /// Runs `body` with the calling thread's value for `owner` (see ``local(for:make:)``),
-    /// counting no reference: the thread's list keeps the value alive while `body` runs, as
-    /// long as `body` asks for no value of another owner.
-    static func withLocal<Value: AnyObject, Result>(for owner: AnyObject, make: () -> Value, _ body: (Value) -> Result) -> Result {
+    /// ``local(for:make:)``, counting no reference: the thread's list keeps the value alive
+    /// until the thread asks for the value of an owner it holds none for.
+    @inline(__always)
+    static func unretainedLocal<Value: AnyObject>(for owner: AnyObject, make: () -> Value) -> Unmanaged<Value> {
         // The list is walked without counting references: the thread's slot keeps it alive.
         var next = pthread_getspecific(key)
         while let pointer = next {
             let entry = Unmanaged<Entry>.fromOpaque(pointer)
             // An owner always gets values of one type.
             if let value = entry._withUnsafeGuaranteedRef({ $0.owner === owner ? Unmanaged.passUnretained($0.value) : nil }) {
-                return value._withUnsafeGuaranteedRef { body(unsafeDowncast($0, to: Value.self)) }
+                return Unmanaged.fromOpaque(value.toOpaque())
             }
             next = entry._withUnsafeGuaranteedRef { $0.next.map { Unmanaged.passUnretained($0).toOpaque() } }
         }
+        return add(make(), for: owner)
+    }
+
+    /// Keeps `value` as the calling thread's value for `owner`, dropping its oldest values past ``limit``.
+    private static func add<Value: AnyObject>(_ value: Value, for owner: AnyObject) -> Unmanaged<Value> {
         let head = pthread_getspecific(key).map { Unmanaged<Entry>.fromOpaque($0).takeUnretainedValue() }
-        let value = make()
         let list = Entry(owner: owner, value: value, next: head?.prefix(limit - 1))
         pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque())
         if let head { Unmanaged.passUnretained(head).release() }
-        return body(value)
+        return Unmanaged.passUnretained(value)
     }
 }
 

@@ -3,18 +3,18 @@ import CorpusGeneration
 import PropertyBased
 import Testing
 
-/// The email fast path (decisions from one scan, the domain memo) must always agree with
-/// evaluating every rule one by one: violations with their parameters, normalized form and ASCII
-/// form, through every entry point.
-@Suite struct EmailFastPathTests {
+/// The shipped email packs on the email engine (automata, the domain memo) must always agree
+/// with evaluating every rule one by one: violations with their parameters, normalized form and
+/// ASCII form, through every entry point.
+@Suite struct EmailAgreementTests {
     static let validators = Result { () throws(RulePackError) in
         [try EmailValidator(), try EmailValidator(asciiOnly: true),
          try EmailValidator(packs: RulePackSet.shipped.adding(RulePackSet.parse(showingParameters, name: "parameters.yaml")))]
     }
 
     /// Every shipped email rule with a message that shows every parameter a rule can report,
-    /// and other length limits: the fast path stays (same semantics), and a violation it
-    /// returns with a wrong parameter or limit shows in the message too.
+    /// and other length limits: a violation the engine returns with a wrong parameter or limit
+    /// shows in the message.
     static let showingParameters = "pack: parameters\nfield: email\nrules:\n" + [
         "unsafe-characters", "display-name", "quoted-local-part", "comment", "domain-literal", "one-at-sign", "max-length",
         "local-part-empty", "local-part-length", "local-part-characters", "local-part-leading-period",
@@ -56,13 +56,13 @@ import Testing
         return "\(violations) \(result.normalized ?? "-") \(result.asciiForm ?? "-")"
     }
 
-    @Test func everyValidatorHasTheFastPath() throws {
-        for validator in try Self.validators.get() { #expect(validator.fastPath != nil) }
+    @Test func everyValidatorRunsOnTheEngineByRuleMasks() throws {
+        for validator in try Self.validators.get() { #expect(validator.engine?.ruleMasks == true) }
     }
 
-    /// The failures the fast path decides by itself (without running the rules), each as it
-    /// comes in real exports: it must decide them, and agree with the rules.
-    @Test func fastPathDecidesTheCommonFailures() throws {
+    /// Addresses as they come in real exports, valid and failing every rule, decided by the
+    /// engine itself.
+    @Test func engineDecidesTheCommonCases() throws {
         let long = String(repeating: "x", count: 70)
         let addresses = [
             "john.doe@example.com", "John.Doe@Example.COM", "üser@example.com", "\u{212A}elvin@example.com",
@@ -77,14 +77,12 @@ import Testing
             "\(long)@" + String(repeating: "abcdefgh.", count: 22) + "com",
         ]
         for validator in try Self.validators.get() {
-            let fastPath = try #require(validator.fastPath)
+            let engine = try #require(validator.engine)
             for address in addresses {
                 var copy = address
-                let decided = copy.withUTF8 { fastPath.decide($0, normalize: true) }
-                // `email.ascii-only` reports the characters: the rule decides.
-                let leftToRules = validator.asciiOnly && ["ü", "é"].contains { address.hasPrefix($0) }
-                #expect(leftToRules ? decided == nil : decided == validator.validateRuleByRule(address),
-                        "\(address.debugDescription) decided")
+                let decided = copy.withUTF8 { engine.validate($0, normalize: true) }
+                let reference = validator.validateRuleByRule(address, mailboxKey: false)
+                #expect(decided == reference, "\(address.debugDescription) decided")
                 Self.expectAgreement(validator, address)
             }
         }
@@ -92,7 +90,7 @@ import Testing
 
     /// Labelled addresses of every mutation the corpus generator makes (the failures of real
     /// exports, valid addresses, Unicode local parts and domains).
-    @Test func fastPathAgreesOnGeneratedCorpusRecords() throws {
+    @Test func engineAgreesOnGeneratedCorpusRecords() throws {
         let validators = try Self.validators.get()
         var corpus = EmailCorpus(seed: 20_261_122)
         for record in corpus.records(3000) {
@@ -100,9 +98,9 @@ import Testing
         }
     }
 
-    @Test func fastPathExistsForTheShippedRulesOnly() throws {
-        #expect(try EmailValidator().fastPath != nil)
-        let pack = try RulePackSet.parse("""
+    /// Overridden limits and patterns are the pack's: the engine reads them, as it reads any pack.
+    @Test func overriddenLimitsAndPatternsAreRead() throws {
+        let pattern = try RulePackSet.parse("""
         pack: mine
         field: email
         rules:
@@ -110,7 +108,9 @@ import Testing
             override: true
             pattern: '[^.]{30}'
         """, name: "mine.yaml")
-        #expect(try EmailValidator(packs: RulePackSet.shipped.adding(pack)).fastPath == nil)
+        let shorterLabels = try EmailValidator(packs: RulePackSet.shipped.adding(pattern))
+        #expect(shorterLabels.validate("a@" + String(repeating: "b", count: 30) + ".com").codes == ["EM128"])
+        #expect(shorterLabels.validate("a@" + String(repeating: "b", count: 29) + ".com").isValid)
         let limits = try RulePackSet.parse("""
         pack: mine
         field: email
@@ -120,12 +120,12 @@ import Testing
             max: 10
         """, name: "mine.yaml")
         let shorter = try EmailValidator(packs: RulePackSet.shipped.adding(limits))
-        #expect(shorter.fastPath != nil)
+        #expect(shorter.engine != nil)
         #expect(shorter.validate("abcdefghijk@example.com").codes == ["EM111"])
         #expect(shorter.validate("abcdefghij@example.com").isValid)
     }
 
-    @Test func fastPathAgreesWithRuleByRuleOnGeneratedAddresses() async throws {
+    @Test func engineAgreesWithRuleByRuleOnGeneratedAddresses() async throws {
         let validators = try Self.validators.get()
         let gen = Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 0...24)
         await propertyCheck(count: 4000, input: gen) { indices in
@@ -136,7 +136,7 @@ import Testing
 
     /// Mostly well-formed addresses (`local@label.label`), so that valid ones and near misses
     /// are common.
-    @Test func fastPathAgreesOnGeneratedWellFormedAddresses() async throws {
+    @Test func engineAgreesOnGeneratedWellFormedAddresses() async throws {
         let validators = try Self.validators.get()
         let part = Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 1...4)
         await propertyCheck(count: 3000, input: part, part, part) { local, label, top in
@@ -149,7 +149,7 @@ import Testing
     }
 
     /// Every length limit at min-1 … max+1, in ASCII and with Unicode domains (memo path).
-    @Test func fastPathAgreesAtEveryLengthBoundary() throws {
+    @Test func engineAgreesAtEveryLengthBoundary() throws {
         let validators = try Self.validators.get()
         let run = { (count: Int) in String(repeating: "a", count: count) }
         var addresses: [String] = []
@@ -176,9 +176,9 @@ import Testing
         }
     }
 
-    /// The fast path's memo, past its capacity and shared (``expectAgreementPastTheMemo(_:capacity:)``).
-    @Test func memoAgreesWhenFullAndShared() async throws {
-        await Self.expectAgreementPastTheMemo(try EmailValidator(), capacity: BytesMemo<EmailFastPath.DomainOutcome>.capacity)
+    /// The engine's memos, past their capacity and on several threads (``expectAgreementPastTheMemo(_:capacity:)``).
+    @Test func memoAgreesWhenFullAndOnSeveralThreads() async throws {
+        await Self.expectAgreementPastTheMemo(try EmailValidator(), capacity: BytesMemo<EmailEngine.DomainOutcome>.capacity)
     }
 
     /// More distinct domains than a memo of `capacity` holds (it empties and refills), looked up
