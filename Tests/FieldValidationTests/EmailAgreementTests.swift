@@ -100,26 +100,16 @@ import Testing
 
     /// Overridden limits and patterns are the pack's: the engine reads them, as it reads any pack.
     @Test func overriddenLimitsAndPatternsAreRead() throws {
-        let pattern = try RulePackSet.parse("""
-        pack: mine
-        field: email
-        rules:
-          - id: email.domain-label-length
-            override: true
-            pattern: '[^.]{30}'
-        """, name: "mine.yaml")
-        let shorterLabels = try EmailValidator(packs: RulePackSet.shipped.adding(pattern))
+        /// The shipped packs with `rule` overridden by `setting` (one line of YAML).
+        func overriding(_ rule: String, _ setting: String) throws -> EmailValidator {
+            let pack = try RulePackSet.parse("pack: mine\nfield: email\nrules:\n  - id: \(rule)\n    override: true\n    \(setting)\n",
+                                             name: "mine.yaml")
+            return try EmailValidator(packs: RulePackSet.shipped.adding(pack))
+        }
+        let shorterLabels = try overriding("email.domain-label-length", "pattern: '[^.]{30}'")
         #expect(shorterLabels.validate("a@" + String(repeating: "b", count: 30) + ".com").codes == ["EM128"])
         #expect(shorterLabels.validate("a@" + String(repeating: "b", count: 29) + ".com").isValid)
-        let limits = try RulePackSet.parse("""
-        pack: mine
-        field: email
-        rules:
-          - id: email.local-part-length
-            override: true
-            max: 10
-        """, name: "mine.yaml")
-        let shorter = try EmailValidator(packs: RulePackSet.shipped.adding(limits))
+        let shorter = try overriding("email.local-part-length", "max: 10")
         #expect(shorter.engine != nil)
         #expect(shorter.validate("abcdefghijk@example.com").codes == ["EM111"])
         #expect(shorter.validate("abcdefghij@example.com").isValid)
