@@ -9,6 +9,8 @@
 # (fixed seed). Also times the engine alone (BatchEngineBenchmark: grep's pattern as the only check)
 # and reports peak RSS (/usr/bin/time -v) for the summary run.
 # Usage: Benchmarks/compare-cli.sh            (RUNS=5 Benchmarks/compare-cli.sh for more runs)
+# With VALIDATE_BUILT=1, VALIDATE=PATH and ENGINE=PATH name binaries built already (no build);
+# PYTHON=PATH names the python with email-validator (a virtual environment's, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -18,12 +20,15 @@ PATTERN='^(?!\.)(?!.*\.\.)(?!.*\.$)[A-Za-z0-9._]{3,30}$'
 export LC_ALL=C.UTF-8
 
 [[ -f $NAMES && -f $EMAILS ]] || scripts/generate-corpus
-swift build -c release --product validate >&2
-swift build -c release --package-path Benchmarks --product BatchEngineBenchmark >&2
-VALIDATE=.build/release/validate
-ENGINE=Benchmarks/.build/release/BatchEngineBenchmark
-python3 -c 'import email_validator' 2>/dev/null || python3 -m pip install -q email-validator >&2 \
-    || python3 -m pip install -q --break-system-packages email-validator >&2
+VALIDATE=${VALIDATE:-.build/release/validate}
+ENGINE=${ENGINE:-Benchmarks/.build/release/BatchEngineBenchmark}
+if [[ -z ${VALIDATE_BUILT:-} ]]; then
+    swift build -c release --product validate >&2
+    swift build -c release --package-path Benchmarks --product BatchEngineBenchmark >&2
+fi
+PYTHON=${PYTHON:-python3}
+"$PYTHON" -c 'import email_validator' 2>/dev/null || "$PYTHON" -m pip install -q email-validator >&2 \
+    || "$PYTHON" -m pip install -q --break-system-packages email-validator >&2
 
 # best_of CMD...: sets WALL to the best wall-clock seconds of $RUNS runs and CPU to that run's
 # CPU seconds (user + system); no subshell, so the EXIT trap's cleanup runs only once. Output goes to a scratch file, not /dev/null: GNU grep stops at
@@ -68,7 +73,7 @@ best_of "$VALIDATE" display-name --quiet --format summary "$NAMES"; t_summary=$W
 best_of "$VALIDATE" display-name --quiet --format jsonl "$NAMES"; t_jsonl=$WALL c_jsonl=$CPU
 best_of "$ENGINE" "$NAMES" summary; t_engine=$WALL c_engine=$CPU
 best_of "$VALIDATE" email --quiet --format summary "$EMAILS"; t_email=$WALL c_email=$CPU
-RUNS=1 best_of python3 "$PYTHON_EMAIL" "$EMAILS"; t_python=$WALL c_python=$CPU
+RUNS=1 best_of "$PYTHON" "$PYTHON_EMAIL" "$EMAILS"; t_python=$WALL c_python=$CPU
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 row() { printf '%-44s %7ss wall %7ss cpu  %s\n' "$1" "$2" "$3" "$4"; }
