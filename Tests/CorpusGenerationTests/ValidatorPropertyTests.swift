@@ -68,22 +68,29 @@ struct ValidatorPropertyTests {
     @Test func validatorsHoldTheirInvariantsOnArbitraryBytes() async throws {
         let validators = try validators()
         let (displayName, email, password) = validators
-        var checked = 0, viaBytes = 0
+        var checked = 0, viaBytes = 0, multiByte = 0
         await propertyCheck(count: 1000, input: Gen.uint8().array(of: 0...64)) { bytes in
-            let text = String(decoding: bytes, as: UTF8.self)
-            _ = checkResults(text, validators)
-            checked += 1
-            // The byte entry points take valid UTF-8 without NUL, as the batch reader guarantees.
-            guard bytes.withUnsafeBytes({ isValidUTF8($0) }), !bytes.contains(0) else { return }
-            viaBytes += 1
-            bytes.withUnsafeBytes { raw in
-                #expect(displayName.validate(utf8: raw).codes == displayName.validate(text).codes)
-                #expect(email.validate(utf8: raw).codes == email.validate(text).codes)
-                #expect(password.validate(utf8: raw).codes == password.validate(text).codes)
+            // The bytes as drawn (rarely valid UTF-8), and as repaired (U+FFFD for each invalid
+            // sequence) without NUL: valid, so that the byte entry points see every case.
+            let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8).filter { $0 != 0 }
+            for candidate in [bytes, repaired] {
+                let text = String(decoding: candidate, as: UTF8.self)
+                _ = checkResults(text, validators)
+                checked += 1
+                // The byte entry points take valid UTF-8 without NUL, as the batch reader guarantees.
+                guard candidate.withUnsafeBytes({ isValidUTF8($0) }), !candidate.contains(0) else { continue }
+                viaBytes += 1
+                if candidate.contains(where: { $0 >= 0x80 }) { multiByte += 1 }
+                candidate.withUnsafeBytes { raw in
+                    #expect(displayName.validate(utf8: raw).codes == displayName.validate(text).codes)
+                    #expect(email.validate(utf8: raw).codes == email.validate(text).codes)
+                    #expect(password.validate(utf8: raw).codes == password.validate(text).codes)
+                }
             }
         }
-        #expect(checked == 1000)
-        #expect(viaBytes >= 20, "only \(viaBytes) inputs were valid UTF-8 without NUL")
+        #expect(checked == 2000)
+        #expect(viaBytes >= 1000, "only \(viaBytes) inputs were valid UTF-8 without NUL")
+        #expect(multiByte >= 500, "only \(multiByte) valid inputs had a multi-byte character")
     }
 
     @Test func normalizationIsIdempotent() async throws {
