@@ -20,7 +20,8 @@ public struct BatchConfiguration: Sendable {
     public var failFast: Bool
     /// The longest record accepted, in bytes; longer ones get `input.too-long` (default 1 MiB).
     public var maxRecordBytes: Int
-    /// Worker threads (defaults to the number of active cores; the initializer keeps it within
+    /// Threads checking records: the calling thread, which also reads and writes, and `jobs - 1`
+    /// workers (defaults to the number of active cores; the initializer keeps it within
     /// 1...``maxJobs``).
     public var jobs: Int
     /// Whether a progress bar may be drawn (the caller checks TTY and `--quiet`); it is drawn
@@ -183,7 +184,7 @@ public final class BatchRunner {
         let window = configuration.jobs * (configuration.writer.format.isPerRecord ? 4 : 8)
         let pipeline: ChunkPipeline
         do {
-            pipeline = try ChunkPipeline(context: context, jobs: configuration.jobs, window: window)
+            pipeline = try ChunkPipeline(context: context, workers: configuration.jobs - 1, window: window)
         } catch {
             throw InputError(name: file.name, reason: error.message)
         }

@@ -4,12 +4,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Checks chunks on worker threads of its own while the caller frames the next chunks and
-/// writes finished ones out, in the order they were submitted.
+/// Checks chunks on worker threads of its own, and on the caller's, while the caller frames the
+/// next chunks and writes finished ones out, in the order they were submitted.
 ///
 /// Workers take the oldest waiting chunk as soon as they are free: there is no barrier between
-/// groups of chunks, so a worker waits only when the caller has nothing framed for it, and the
-/// caller only when the oldest chunk is still being checked.
+/// groups of chunks, so a worker waits only when the caller has nothing framed for it. The
+/// caller, waiting for the oldest chunk, checks waiting chunks itself until it is done: it
+/// counts as one of the threads checking, so `jobs - 1` workers keep `jobs` cores busy. (A
+/// caller that only waited would compete with `jobs` busy workers for `jobs` cores and get a
+/// fraction of one, and its writing — the one serial part of a run — would hold everyone back.)
 ///
 /// At most `window` chunks are in flight (submitted and not yet taken back); with their output
 /// buffers, they are all the memory a run holds. The workers keep the pipeline alive until
@@ -40,11 +43,12 @@ final class ChunkPipeline: @unchecked Sendable {
         var result: ChunkResult?
     }
 
-    /// Starts `jobs` workers checking chunks with `context`, with at most `window` in flight.
+    /// Starts `workers` threads checking chunks with `context` (none: the caller checks every
+    /// chunk in ``takeOldest()``), with at most `window` in flight.
     ///
     /// - Throws: ``WorkerStartError`` when a worker thread cannot start (the ones started are
     ///   stopped first).
-    init(context: ChunkContext, jobs: Int, window: Int) throws(WorkerStartError) {
+    init(context: ChunkContext, workers: Int, window: Int) throws(WorkerStartError) {
         self.context = context
         self.window = max(1, window)
         slots = Array(repeating: Slot(), count: self.window)
@@ -52,12 +56,12 @@ final class ChunkPipeline: @unchecked Sendable {
         pthread_cond_init(chunkSubmitted, nil)
         pthread_cond_init(oldestDone, nil)
         pthread_cond_init(closingStarted, nil)
-        for started in 0..<max(1, jobs) {
+        for started in 0..<max(0, workers) {
             do {
-                workers.append(try WorkerThread { self.work() })
+                self.workers.append(try WorkerThread { self.work() })
             } catch {
                 close()
-                throw WorkerStartError(started: started, wanted: max(1, jobs), reason: error.reason)
+                throw WorkerStartError(started: started, wanted: workers, reason: error.reason)
             }
         }
     }
@@ -88,13 +92,22 @@ final class ChunkPipeline: @unchecked Sendable {
         }
     }
 
-    /// Waits for the oldest chunk in flight and hands it back with its result. Needs a chunk in
-    /// flight.
+    /// Hands back the oldest chunk in flight with its result, checking waiting chunks on this
+    /// thread until it is done. Needs a chunk in flight.
     func takeOldest() -> (chunk: RecordChunk, result: ChunkResult) {
-        locked {
-            precondition(taken < submitted, "ChunkPipeline: nothing in flight to take")
+        while true {
+            let next: Claim? = locked {
+                precondition(taken < submitted, "ChunkPipeline: nothing in flight to take")
+                let index = taken % window
+                // Wait only when the oldest is being checked and nothing else is waiting.
+                while slots[index].result == nil && claimed == submitted { pthread_cond_wait(oldestDone, mutex) }
+                return slots[index].result == nil ? claimLocked() : nil
+            }
+            guard let next else { break }
+            check(next)
+        }
+        return locked {
             let index = taken % window
-            while slots[index].result == nil { pthread_cond_wait(oldestDone, mutex) }
             let slot = slots[index]
             slots[index] = Slot()
             taken += 1
@@ -125,26 +138,37 @@ final class ChunkPipeline: @unchecked Sendable {
 
     /// A worker's loop: claim the oldest waiting chunk, check it, store the result.
     private func work() {
-        while let (sequence, chunk, output) = claim() {
-            let result = context.process(chunk, output: output)
-            locked {
-                slots[sequence % window].result = result
-                if sequence == taken { pthread_cond_signal(oldestDone) }
-            }
+        while let next = claim() { check(next) }
+    }
+
+    /// A chunk claimed for checking: its sequence number, the chunk and its output buffer.
+    private typealias Claim = (sequence: Int, chunk: RecordChunk, output: OutputBuffer)
+
+    /// Checks a claimed chunk and stores its result.
+    private func check(_ claim: Claim) {
+        let result = context.process(claim.chunk, output: claim.output)
+        locked {
+            slots[claim.sequence % window].result = result
+            if claim.sequence == taken { pthread_cond_signal(oldestDone) }
         }
     }
 
     /// The next waiting chunk, once there is one; nil once the pipeline closes.
-    private func claim() -> (sequence: Int, chunk: RecordChunk, output: OutputBuffer)? {
+    private func claim() -> Claim? {
         locked {
             while claimed == submitted && !closing { pthread_cond_wait(chunkSubmitted, mutex) }
-            guard claimed < submitted else { return nil }
-            let sequence = claimed
-            claimed += 1
-            let slot = slots[sequence % window]
-            // INVARIANT: a submitted slot holds its chunk and output.
-            return (sequence, slot.chunk!, slot.output!)
+            return claimLocked()
         }
+    }
+
+    /// The next waiting chunk, if any; `mutex` held.
+    private func claimLocked() -> Claim? {
+        guard claimed < submitted else { return nil }
+        let sequence = claimed
+        claimed += 1
+        let slot = slots[sequence % window]
+        // INVARIANT: a submitted slot holds its chunk and output.
+        return (sequence, slot.chunk!, slot.output!)
     }
 
     private func locked<T>(_ body: () -> T) -> T {

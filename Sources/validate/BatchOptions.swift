@@ -44,7 +44,7 @@ struct BatchOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
-    @Option(help: "Worker threads, 1 to \(BatchConfiguration.maxJobs) (default: all cores).")
+    @Option(help: "Threads checking records, the one reading and writing among them: 1 to \(BatchConfiguration.maxJobs) (default: all cores).")
     var jobs: Int = BatchConfiguration.activeCores
 
     @Flag(name: .customLong("explain-plan"), help: "Print how each rule is decided (automata, PCRE2, lengths, lists, Swift rules) and exit.")

@@ -13,7 +13,8 @@ struct PipelineTests {
     /// worker): later chunks then finish first on every run, without a sleep.
     let finished = Finished()
 
-    /// A checker whose every fourth chunk ("slow…") waits until the chunk after it was checked.
+    /// A checker whose every fourth chunk ("slow…") waits until the chunk after it was checked
+    /// (when `waiting`: another thread must check that one).
     func unevenChecker(waiting: Bool) -> ClosureChecker {
         ClosureChecker { [finished] value, _ in
             let index = Int(value.dropFirst(4).prefix { $0 != "-" })!
@@ -38,9 +39,9 @@ struct PipelineTests {
                            firstNumber: 3 * index + 1, maxRecordBytes: 1 << 20)
     }
 
-    @Test("results come back in submission order, each with its own chunk, whatever finishes first", arguments: [1, 3, 8])
-    func order(jobs: Int) throws {
-        let pipeline = try ChunkPipeline(context: try context(unevenChecker(waiting: jobs > 1)), jobs: jobs, window: 5)
+    @Test("results come back in submission order, each with its own chunk, whatever finishes first", arguments: [0, 2, 8])
+    func order(workers: Int) throws {
+        let pipeline = try ChunkPipeline(context: try context(unevenChecker(waiting: workers > 0)), workers: workers, window: 5)
         defer { pipeline.close() }
         var next = 0, taken: [String] = []
         var tally = Tally()
@@ -59,8 +60,9 @@ struct PipelineTests {
         #expect(taken == (1...120).map(String.init))
         #expect(tally.records == 120 && tally.invalid == 40)
         #expect(pipeline.inFlight == 0)
-        // With several workers, each slow chunk finished after the one submitted after it.
-        #expect(finished.overtaken == (jobs > 1 ? 10 : 0))
+        // With workers (and the caller) checking, each slow chunk finished after the one submitted
+        // after it.
+        #expect(finished.overtaken == (workers > 0 ? 10 : 0))
         #expect(finished.timeouts == 0)
     }
 
@@ -71,7 +73,7 @@ struct PipelineTests {
             gate.enterAndWait()
             return FieldOutcome(violations: [], normalized: value, key: value)
         }
-        let pipeline = try ChunkPipeline(context: try context(blocking), jobs: 2, window: 16)
+        let pipeline = try ChunkPipeline(context: try context(blocking), workers: 2, window: 16)
         for index in 0..<16 { pipeline.submit(chunk(index), output: OutputBuffer()) }
         #expect(gate.waitUntilEntered(2), "the two workers never started a check")
         // Once close() has dropped the 14 waiting chunks, the two claimed ones may finish.
@@ -90,6 +92,59 @@ struct PipelineTests {
         #expect(first.result.tally.records + second.result.tally.records == 6)
         pipeline.close()
     }
+    @Test("the caller checks the waiting chunks itself while a worker holds the oldest")
+    func callerChecksWhileWaiting() throws {
+        let started = Finished(), done = Finished(), checkedOn = CheckedOn()
+        let caller = currentThread()
+        let checker = ClosureChecker { [started, done, checkedOn] value, _ in
+            let index = Int(value.dropFirst(4).prefix { $0 != "-" })!
+            checkedOn.note(index, onCaller: currentThread() == caller)
+            // Chunk 0 holds its worker until the last chunk was checked, by the caller.
+            if value == "slow0-0" {
+                started.insert(0)
+                done.wait(for: 3)
+            }
+            if value.hasSuffix("x") { done.insert(index) }
+            return FieldOutcome(violations: [], normalized: value, key: value)
+        }
+        let pipeline = try ChunkPipeline(context: try context(checker), workers: 1, window: 4)
+        defer { pipeline.close() }
+        pipeline.submit(chunk(0), output: OutputBuffer())
+        started.wait(for: 0)
+        for index in 1..<4 { pipeline.submit(chunk(index), output: OutputBuffer()) }
+        var numbers: [Int] = []
+        for _ in 0..<4 {
+            let (chunk, result) = pipeline.takeOldest()
+            #expect(result.tally.records == 3)
+            numbers.append(chunk.firstNumber)
+        }
+        #expect(numbers == [1, 4, 7, 10])
+        #expect(checkedOn.caller == [1, 2, 3] && checkedOn.workers == [0])
+        #expect(started.timeouts == 0 && done.timeouts == 0)
+    }
+}
+
+/// The chunks checked on the caller's thread and on workers.
+private final class CheckedOn: @unchecked Sendable {
+    // INVARIANT: both sets are used only with `lock` held.
+    private let lock = NSLock()
+    private var onCaller: Set<Int> = [], onWorkers: Set<Int> = []
+
+    func note(_ index: Int, onCaller: Bool) {
+        lock.withLock { _ = onCaller ? self.onCaller.insert(index) : onWorkers.insert(index) }
+    }
+
+    var caller: Set<Int> { lock.withLock { onCaller } }
+    var workers: Set<Int> { lock.withLock { onWorkers } }
+}
+
+/// The calling thread's identity.
+private func currentThread() -> UInt {
+    #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+    #else
+    UInt(pthread_self())
+    #endif
 }
 
 /// Chunk numbers whose last line was checked; ``wait(for:)`` blocks until one is (bounded, so a
