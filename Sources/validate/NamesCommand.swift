@@ -23,7 +23,8 @@ struct NamesCommand: ParsableCommand {
 
     /// `validate names check NAME…`.
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Say whether names are available (advisory: the claim decides).")
+        static let configuration = CommandConfiguration(
+            commandName: "check", abstract: "Say whether names are available (advisory: the claim decides).")
         @OptionGroup var options: NamesOptions
         @Argument(help: ArgumentHelp("Names to check.", valueName: "NAME")) var names: [String]
 
@@ -79,6 +80,7 @@ struct NamesCommand: ParsableCommand {
     /// `validate names release NAME --user UID` or `validate names release --input jsonl FILE`.
     struct Release: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "release",
             abstract: "Release a name the user holds, or a batch of {\"name\", \"user\"} records.")
         @OptionGroup var options: NamesOptions
         @Argument(help: ArgumentHelp("The name to release (or, with --input, the JSONL file; `-` for stdin).", valueName: "NAME|FILE"))
@@ -108,6 +110,7 @@ struct NamesCommand: ParsableCommand {
     /// `validate names rename OLD NEW --user UID` or `validate names rename --input jsonl FILE`.
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Atomically release OLD and claim NEW for the user, or a batch of {\"from\", \"to\", \"user\"} records.")
         @OptionGroup var options: NamesOptions
         @Argument(help: ArgumentHelp("The name the user holds (or, with --input, the JSONL file; `-` for stdin).", valueName: "OLD|FILE"))

@@ -24,7 +24,9 @@ enum RulePackLoader {
         var sink = DiagnosticSink()
         let root: Node
         do {
-            guard let composed = try Yams.compose(yaml: text) else {
+            // Every value is read as the text written, so no scalar needs an implicit type: the
+            // basic resolver spares Yams a regular-expression match per scalar.
+            guard let composed = try Yams.compose(yaml: text, .basic) else {
                 throw RulePackError(code: RulePackCodes.malformedYAML.id, "rule pack is empty", file: file)
             }
             root = composed
@@ -297,11 +299,20 @@ private struct NodeReader {
     static func parseList(_ text: String) -> [String] {
         // Split on bytes: a `Character` split would keep "\r\n" (one grapheme) unsplit, and
         // lists run to tens of thousands of lines.
-        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).compactMap { line in
-            var entry = line
-            if entry.last == UInt8(ascii: "\r") { entry = entry.dropLast() }
-            if entry.isEmpty || entry.first == UInt8(ascii: "#") { return nil }
-            return String(Substring(entry))
+        var text = text
+        return text.withUTF8 { bytes in
+            var entries: [String] = []
+            var start = 0
+            while start < bytes.count {
+                let lineFeed = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                var end = lineFeed
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                if end > start, bytes[start] != UInt8(ascii: "#") {
+                    entries.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+                start = lineFeed + 1
+            }
+            return entries
         }
     }
 }
