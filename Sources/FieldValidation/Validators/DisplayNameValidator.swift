@@ -9,12 +9,12 @@ import Patterns
 /// A valid name's ``ValidationResult/normalized`` is the name itself and its
 /// ``ValidationResult/key`` is the canonical uniqueness key (see ``canonicalKey(_:)``).
 ///
-/// Speed: a fused one-pass scan (``DisplayNameFastPath``) runs the pack's pattern automaton and
+/// Speed: a fused one-pass scan (``DisplayNameEngine``) runs the pack's pattern automaton and
 /// decides the length and list rules for any name, allocating only for the violations it
 /// reports; the rules it cannot decide (Swift rules, patterns PCRE2 must confirm) run on their own.
 public struct DisplayNameValidator: Sendable {
     let rules: CompiledRuleSet
-    let fastPath: DisplayNameFastPath?
+    let engine: DisplayNameEngine?
     /// The app's name, reserved through `include-app-name` list rules.
     public let appName: String?
 
@@ -27,8 +27,8 @@ public struct DisplayNameValidator: Sendable {
     /// - Throws: ``RulePackError`` when the packs do not load or compile.
     public init(packs: RulePackSet = .shipped, appName: String? = nil, rules: [any FieldRule] = []) throws(RulePackError) {
         self.rules = try CompiledRuleSet.compile(packs, field: .displayName, library: rules, appName: appName,
-                                                 extraPatterns: [DisplayNameFastPath.plainASCIICheck])
-        self.fastPath = DisplayNameFastPath(self.rules, appName: appName)
+                                                 extraPatterns: [DisplayNameEngine.plainASCIICheck])
+        self.engine = DisplayNameEngine(self.rules, appName: appName)
         self.appName = appName
     }
 
@@ -70,7 +70,7 @@ public struct DisplayNameValidator: Sendable {
 
     /// The rules by index: what the bits of ``violatedRules(utf8:)`` stand for.
     package var indexedRules: [IndexedRule] {
-        rules.rules.indices.map { IndexedRule(code: rules.rules[$0].code, fixedViolation: fastPath?.fixedViolations[$0]) }
+        rules.rules.indices.map { IndexedRule(code: rules.rules[$0].code, fixedViolation: engine?.fixedViolations[$0]) }
     }
 
     /// The rules the name in `bytes` (valid UTF-8 without NUL) violates, as a bit set over
@@ -78,31 +78,31 @@ public struct DisplayNameValidator: Sendable {
     /// without building violations; nil when only ``validate(utf8:)`` can say. Summaries count
     /// codes with it.
     package func violatedRules(utf8 bytes: UnsafeRawBufferPointer) -> UInt64? {
-        fastPath.flatMap { $0.violatedRules(bytes) }
+        engine.flatMap { $0.violatedRules(bytes) }
     }
 
     /// True only when the name in `bytes` (valid UTF-8 without NUL) is valid, decided by the
     /// fast path alone with no allocation: its normalized form is then the bytes themselves and
     /// its key their ASCII lowercase. False means "call ``validate(utf8:)``".
     package func isValidAsIs(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
-        // Optional chaining borrows the fast path; binding it with `guard let` would retain it.
-        fastPath?.quickAcceptWhenComplete(bytes) ?? false
+        // Optional chaining borrows the engine; binding it with `guard let` would retain it.
+        engine?.quickAcceptWhenComplete(bytes) ?? false
     }
 
     /// True when every name ``isValidAsIs(utf8:)`` accepts is printable ASCII other than `"` and
     /// `\`: JSON needs no escape for it.
-    package var validAsIsArePlainASCII: Bool { fastPath?.acceptsOnlyPlainASCII ?? true }
+    package var validAsIsArePlainASCII: Bool { engine?.acceptsOnlyPlainASCII ?? true }
 
     /// Splits `bytes` (valid UTF-8 without NUL) into lines at LF — the last may lack one — and
     /// calls `visit` with each line's 0-based index, its range without the LF, and its verdict,
     /// found in one pass over the bytes: `.validAsIs` exactly when ``isValidAsIs(utf8:)`` holds,
-    /// else, when the fast path decides the line, `.violated` with what
+    /// else, when the engine decides the line, `.violated` with what
     /// ``violatedRules(utf8:)`` returns for it (never for an empty line or one ending in CR).
     /// With `skippingValid`, lines valid as is are only counted, not visited. `visit` returns
     /// false to stop. Returns how many lines were skipped.
     package func scanLines(_ bytes: UnsafeRawBufferPointer, skippingValid: Bool = false,
                           _ visit: (Int, Range<Int>, LineVerdict) -> Bool) -> Int {
-        if let fastPath { return fastPath.scanLines(bytes, skippingValid: skippingValid, visit) }
+        if let engine { return engine.scanLines(bytes, skippingValid: skippingValid, visit) }
         var start = 0, index = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
@@ -123,7 +123,7 @@ public struct DisplayNameValidator: Sendable {
 
     // MARK: - Evaluation
 
-    /// Every rule, one by one, with no fast path (the reference the fast path must agree with).
+    /// Every rule, one by one, with no engine (the reference the engine must agree with).
     func validateRuleByRule(_ name: String) -> ValidationResult {
         let violations = evaluateAll(name)
         guard violations.isEmpty else { return ValidationResult(violations: violations) }
@@ -134,30 +134,30 @@ public struct DisplayNameValidator: Sendable {
         rules.evaluate(FieldInput(field: .displayName, value: name, appName: appName))
     }
 
-    /// The violations of a name, decided by the fast path (nil when there is none): a valid
-    /// ASCII name allocates nothing; rules the fast path cannot decide for this name (Swift
+    /// The violations of a name, decided by the engine (nil when there is none): a valid
+    /// ASCII name allocates nothing; rules the engine cannot decide for this name (Swift
     /// rules, list rules on non-ASCII names) run through ``CompiledRule/evaluate(_:)``.
-    /// `perThread`: see ``DisplayNameFastPath/singleViolation(_:_:perThread:)``.
+    /// `perThread`: see ``DisplayNameEngine/singleViolation(_:_:perThread:)``.
     @inline(__always)
     private func fastViolations(_ bytes: UnsafeRawBufferPointer, name: String?, perThread: Bool = false) -> [Violation]? {
-        // `flatMap` lends the fast path; binding it with `guard let` would retain it, an atomic
+        // `flatMap` lends the engine; binding it with `guard let` would retain it, an atomic
         // operation on an object every thread shares.
-        fastPath.flatMap { fastViolations(using: $0, bytes, name: name, perThread: perThread) }
+        engine.flatMap { fastViolations(using: $0, bytes, name: name, perThread: perThread) }
     }
 
-    private func fastViolations(using fastPath: DisplayNameFastPath, _ bytes: UnsafeRawBufferPointer, name: String?,
+    private func fastViolations(using engine: DisplayNameEngine, _ bytes: UnsafeRawBufferPointer, name: String?,
                                 perThread: Bool) -> [Violation]? {
-        let outcome = fastPath.evaluate(bytes)
+        let outcome = engine.evaluate(bytes)
         if outcome.violated == 0, outcome.pending == 0 { return [] }
         if outcome.pending == 0, outcome.violated.nonzeroBitCount == 1,
-           let single = fastPath.singleViolation(outcome.violated.trailingZeroBitCount, outcome.scan, perThread: perThread) {
+           let single = engine.singleViolation(outcome.violated.trailingZeroBitCount, outcome.scan, perThread: perThread) {
             return single
         }
         var violations: [Violation] = []
         violations.reserveCapacity((outcome.violated | outcome.pending).nonzeroBitCount)
         var violated = outcome.violated
         var input: FieldInput?
-        // Only the rules the fast path found violated or left undecided, in pack order.
+        // Only the rules the engine found violated or left undecided, in pack order.
         var remaining = outcome.violated | outcome.pending
         while remaining != 0 {
             let index = remaining.trailingZeroBitCount
@@ -172,7 +172,7 @@ public struct DisplayNameValidator: Sendable {
                     violations.append(violation)
                     violated |= bit
                 }
-            } else if let violation = fastPath.violation(index, outcome.scan) {
+            } else if let violation = engine.violation(index, outcome.scan) {
                 violations.append(violation)
             } else {
                 // A must-not-match rule whose wording names its matches: PCRE2 words it.

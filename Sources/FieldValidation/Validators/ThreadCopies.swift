@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The violations a display-name fast path hands out for names that break one rule, as arrays
+/// The violations the display-name engine hands out for names that break one rule, as arrays
 /// built once.
 final class SingleViolations: Sendable {
     /// `[violation]` per rule index, when the rule's violation does not depend on the name.

@@ -1,6 +1,6 @@
 import PatternAutomata
 
-/// The fused fast path for display names: one pass over the bytes runs the pack's pattern
+/// The display-name engine: one pass over the bytes runs the pack's pattern
 /// automaton (every must-match and must-not-match rule at once, one table step per byte; a pack
 /// with too many patterns for one automaton runs the others after it) and
 /// fingerprints the name's list key; length rules read the pass's counts, and list rules are
@@ -14,7 +14,7 @@ import PatternAutomata
 /// worded once at build time when every match of its pattern is the same text (`\.\.`),
 /// else by PCRE2 for the name; the property tests `FastPathTests` and
 /// `PackAutomatonDifferentialTests` check both paths agree.
-final class DisplayNameFastPath: @unchecked Sendable {
+final class DisplayNameEngine: @unchecked Sendable {
     // INVARIANT: `probes` is written only in `init` and freed in `deinit`; the tables it points
     // to are kept alive by `tables`. Concurrent reads are safe.
 
@@ -39,7 +39,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let probe: Int
     }
 
-    /// A list rule probed on the fast path.
+    /// A list rule probed on the engine.
     struct Probe {
         let kind: ListKey
         let table: Unmanaged<ByteKeyTable>
@@ -50,7 +50,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         let lastBytes: (UInt64, UInt64)
         let keyLengths: UInt64
         /// Which first two key bytes occur (bit `b0 * 128 + b1`; `b1` is 0 for one-byte keys):
-        /// 2 KiB, owned by the fast path.
+        /// 2 KiB, owned by the engine.
         let prefixes: UnsafeMutablePointer<UInt64>
         /// True when no name with a non-ASCII character can be listed: the keys are ASCII and
         /// hold none of the three ASCII characters that non-ASCII ones are canonically
@@ -402,7 +402,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return skipped
     }
 
-    /// ``quickAccept(_:)`` when the fast path covers every rule, else false.
+    /// ``quickAccept(_:)`` when the engine covers every rule, else false.
     @inline(__always)
     func quickAcceptWhenComplete(_ bytes: UnsafeRawBufferPointer) -> Bool {
         !hasUncoveredRules && quickAccept(bytes)
@@ -448,7 +448,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return outcome
     }
 
-    /// The rules valid UTF-8 `bytes` violates, as a bit set of rule indices, when the fast path
+    /// The rules valid UTF-8 `bytes` violates, as a bit set of rule indices, when the engine
     /// decides every rule for them; nil when some rule must still run (Swift rules, list rules on
     /// non-ASCII names). A rule whose wording names its matches has no ``fixedViolations``
     /// entry: writing its violation takes ``violation(_:_:)``'s caller to PCRE2.
@@ -512,7 +512,7 @@ final class DisplayNameFastPath: @unchecked Sendable {
         return singles.rules[index]
     }
 
-    /// The violation the fast path reports for rule `index` (known violated); nil when the
+    /// The violation the engine reports for rule `index` (known violated); nil when the
     /// rule must word it (a must-not-match rule whose matches vary).
     func violation(_ index: Int, _ scan: Scan) -> Violation? {
         for rule in lengthRules where rule.index == index {
