@@ -31,7 +31,7 @@ PYTHON=${PYTHON:-python3}
     || "$PYTHON" -m pip install -q --break-system-packages email-validator >&2
 
 # best_of CMD...: sets WALL to the best wall-clock seconds of $RUNS runs and CPU to that run's
-# CPU seconds (user + system); no subshell, so the EXIT trap's cleanup runs only once. Output goes to a scratch file, not /dev/null: GNU grep stops at
+# CPU seconds (user + system), each run after a sync; no subshell, so the EXIT trap's cleanup runs only once. Output goes to a scratch file, not /dev/null: GNU grep stops at
 # the first match when its output is /dev/null.
 SCRATCH=$(mktemp)
 TIMES=$(mktemp)
@@ -39,6 +39,10 @@ trap 'rm -f "$SCRATCH" "$TIMES"' EXIT
 best_of() {
     local best="" cpu="" wall used
     for _ in $(seq "$RUNS"); do
+        # Each run starts with nothing left to write back: the last JSONL run's gigabyte would
+        # otherwise be flushed by the kernel during this one.
+        : > "$SCRATCH"
+        sync
         /usr/bin/time -f "%e %U %S" -o "$TIMES" "$@" > "$SCRATCH" 2>/dev/null || true
         wall=$(cut -d' ' -f1 "$TIMES" | tail -n 1)
         used=$(awk 'END {print $2 + $3}' "$TIMES")
