@@ -108,6 +108,7 @@ struct PipelineTests {
         #expect(first.result.tally.records + second.result.tally.records == 6)
         pipeline.close()
     }
+
     @Test("the caller checks the waiting chunks itself while a worker holds the oldest")
     func callerChecksWhileWaiting() throws {
         let started = Finished(), done = Finished(), checkedOn = CheckedOn()

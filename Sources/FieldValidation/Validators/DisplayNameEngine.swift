@@ -39,7 +39,7 @@ final class DisplayNameEngine: @unchecked Sendable {
         let probe: Int
     }
 
-    /// A list rule probed on the engine.
+    /// A list rule the engine probes itself, for ASCII names.
     struct Probe {
         let kind: ListKey
         let table: Unmanaged<ByteKeyTable>
